@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Counters: which paths messages actually took. Per connection and per
+ * process; tests assert on them. */
+#ifndef RPCRDMA_STATS_H
+#define RPCRDMA_STATS_H
+
+#include <stdint.h>
+
+struct rpcrdma_stats {
+	/* Transport headers sent / received, by rdma_proc. */
+	uint64_t sent_msg, sent_nomsg, sent_error;
+	uint64_t recv_msg, recv_nomsg, recv_error;
+	/* Requester: how calls went out and how replies came back. */
+	uint64_t calls_inline, calls_read_chunks, calls_long;
+	uint64_t replies_inline, replies_write_chunks, replies_long;
+	/* Chunks by kind, and bytes moved by RDMA Read / RDMA Write. */
+	uint64_t read_chunks, write_chunks, reply_chunks;
+	uint64_t rdma_read_bytes, rdma_write_bytes;
+	/* RDMA_ERROR by code, both directions. */
+	uint64_t err_vers_sent, err_chunk_sent;
+	uint64_t err_vers_recv, err_chunk_recv;
+	uint64_t bad_headers;		/* headers rejected by the decoder */
+	/* Flow control. */
+	uint64_t credits_granted;	/* last grant sent or received */
+	uint64_t inflight_peak;		/* most calls outstanding at once */
+	uint64_t credit_waits;		/* callers that waited for a credit */
+	/* Memory exposure and invalidation. */
+	uint64_t remote_invalidations;	/* Send With Invalidate seen / sent */
+	uint64_t local_invalidations;
+	/* Connections. */
+	uint64_t connects, disconnects;
+};
+
+/* Process-wide totals since start (all connections, both sides). */
+void rpcrdma_stats_global(struct rpcrdma_stats *out);
+
+#endif /* RPCRDMA_STATS_H */

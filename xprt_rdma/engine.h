@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The verbs engine: one RDMA-CM connection (an "endpoint") with its queue
+ * pair, completion channel, receive and send buffers, memory registration
+ * for chunks and RDMA Read / Write. No libtirpc types below this line.
+ *
+ * Threading: rpcrdma_ep_send, rpcrdma_ep_reg and rpcrdma_mr_dereg may be
+ * called from any thread. rpcrdma_ep_poll, rpcrdma_ep_rx_done,
+ * rpcrdma_ep_read and rpcrdma_ep_write must be called by one thread at a
+ * time (the caller serialises them: the client's current poller, the
+ * server's svc_run thread).
+ */
+#ifndef RPCRDMA_ENGINE_H
+#define RPCRDMA_ENGINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <rpcrdma/wire.h>
+#include <rpcrdma/pvtdata.h>
+#include <rpcrdma/stats.h>
+
+struct rpcrdma_ep;
+struct rpcrdma_listener;
+struct rpcrdma_mr;
+
+struct rpcrdma_ep_opts {
+	uint32_t inline_send;	/* our RFC 8797 Send size */
+	uint32_t inline_recv;	/* our RFC 8797 Receive size = rx buffer size */
+	uint32_t credits;	/* receives to keep posted / calls in flight */
+	bool send_pvtdata;	/* false: send no Private Data (tests) */
+	bool remote_inv;	/* R bit to advertise */
+	int timeout_ms;		/* resolution and connection establishment */
+};
+
+/* A received message; valid until rpcrdma_ep_rx_done(). */
+struct rpcrdma_rx {
+	const uint8_t *data;
+	uint32_t len;
+	bool invalidated;	/* arrived as Send With Invalidate */
+	uint32_t inv_rkey;
+	void *priv;		/* engine's own */
+};
+
+/* Access an MR grants the peer (local access is always granted). */
+enum rpcrdma_access {
+	RPCRDMA_ACCESS_LOCAL = 0,
+	RPCRDMA_ACCESS_REMOTE_READ = 1,	/* read chunks */
+	RPCRDMA_ACCESS_REMOTE_WRITE = 2,/* write and reply chunks */
+};
+
+/* --- connection lifetime --- */
+
+/* Client: resolves dst (from src when given), creates the QP, connects
+ * with Private Data. 0, or -ETIMEDOUT / -ECONNREFUSED / -errno. */
+int rpcrdma_ep_connect(const struct sockaddr *dst, const struct sockaddr *src,
+		       const struct rpcrdma_ep_opts *o, struct rpcrdma_ep **out);
+
+/* Server: binds and listens; fd is the CM event channel (non-blocking). */
+int rpcrdma_listener_create(const struct sockaddr *addr,
+			    const struct rpcrdma_ep_opts *o,
+			    struct rpcrdma_listener **out);
+int rpcrdma_listener_fd(const struct rpcrdma_listener *l);
+/* Bound address (the port to register with rpcbind). */
+const struct sockaddr *rpcrdma_listener_addr(const struct rpcrdma_listener *l);
+/* Handles the pending CM events. Returns 1 with *out when a connection
+ * became established, 0 when nothing more is pending, or -errno. */
+int rpcrdma_listener_accept(struct rpcrdma_listener *l,
+			    struct rpcrdma_ep **out);
+void rpcrdma_listener_destroy(struct rpcrdma_listener *l);
+
+/* Disconnects, drains, frees everything the endpoint holds. */
+void rpcrdma_ep_destroy(struct rpcrdma_ep *ep);
+
+/* Completion channel fd (non-blocking) to poll()/xprt_register. */
+int rpcrdma_ep_fd(const struct rpcrdma_ep *ep);
+/* What RFC 8797 negotiation settled on. */
+const struct rpcrdma_inline *rpcrdma_ep_inline(const struct rpcrdma_ep *ep);
+/* Peer address (for svc_getcaller / xp_rtaddr). */
+const struct sockaddr *rpcrdma_ep_peer(const struct rpcrdma_ep *ep);
+/* False once the connection is lost or flushed. */
+bool rpcrdma_ep_connected(const struct rpcrdma_ep *ep);
+uint32_t rpcrdma_ep_recvs_posted(const struct rpcrdma_ep *ep);
+/* This connection's counters; the engine keeps the process totals too. */
+struct rpcrdma_stats *rpcrdma_ep_stats(struct rpcrdma_ep *ep);
+
+/* --- messages --- */
+
+/* Sends the gathered iov (total <= inline send_max) as one Send; with
+ * inv_rkey != 0 as Send With Invalidate. Copies: iov may be reused on
+ * return. 0, -EMSGSIZE, -ENOTCONN, -errno. */
+int rpcrdma_ep_send(struct rpcrdma_ep *ep, const struct iovec *iov, int iovcnt,
+		    uint32_t inv_rkey);
+
+/* Waits up to timeout_ms (0: don't wait, -1: forever) for a received
+ * message. 1 with *rx, 0 on timeout, -ENOTCONN when the connection is
+ * gone (flushed receives are consumed internally). */
+int rpcrdma_ep_poll(struct rpcrdma_ep *ep, struct rpcrdma_rx *rx,
+		    int timeout_ms);
+/* True when a received message is already queued (poll would not block). */
+bool rpcrdma_ep_rx_pending(const struct rpcrdma_ep *ep);
+/* Gives the buffer back; the engine re-posts it. */
+void rpcrdma_ep_rx_done(struct rpcrdma_ep *ep, struct rpcrdma_rx *rx);
+
+/* --- chunks --- */
+
+/* Registers [addr, addr+len) for the given access. The segment a peer
+ * needs is (rpcrdma_mr_rkey, len, (uint64_t)(uintptr_t)addr). */
+int rpcrdma_ep_reg(struct rpcrdma_ep *ep, void *addr, size_t len,
+		   enum rpcrdma_access access, struct rpcrdma_mr **out);
+uint32_t rpcrdma_mr_rkey(const struct rpcrdma_mr *mr);
+void rpcrdma_mr_dereg(struct rpcrdma_mr *mr);
+
+/* Pulls the peer's segments into local memory (which the engine registers
+ * for local write as needed), respecting the negotiated read depth, and
+ * waits for completion; messages arriving meanwhile stay queued for
+ * rpcrdma_ep_poll. 0 or -errno. */
+int rpcrdma_ep_read(struct rpcrdma_ep *ep, void *local, uint64_t len,
+		    const struct rpcrdma_segment *segs, uint32_t nsegs,
+		    int timeout_ms);
+/* Pushes len bytes of local memory into the peer's segments, in order,
+ * filling each before the next; stores the bytes written per segment in
+ * written[] (may be NULL) and waits for completion. 0, -EMSGSIZE when len
+ * exceeds the segments, or -errno. */
+int rpcrdma_ep_write(struct rpcrdma_ep *ep, const void *local, uint64_t len,
+		     const struct rpcrdma_segment *segs, uint32_t nsegs,
+		     uint32_t *written, int timeout_ms);
+
+#endif /* RPCRDMA_ENGINE_H */
