@@ -1,6 +1,448 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Transport header codec: RFC 8166 sections 4 and 5. */
+#include <endian.h>
+#include <errno.h>
+#include <string.h>
+
 #include <rpcrdma/hdr.h>
+
+/*
+ * The running total of chunk bytes is a uint64_t fed by at most
+ * RPCRDMA_MAX_READ_SEGS + RPCRDMA_MAX_SEGS 32-bit lengths, so it cannot
+ * wrap; this keeps the per-segment check a plain addition.
+ */
+_Static_assert((uint64_t)(RPCRDMA_MAX_READ_SEGS + RPCRDMA_MAX_SEGS) *
+			       UINT32_MAX <
+		       UINT64_MAX / 2,
+	       "chunk byte total could overflow");
+
+/* Defaults: the ceilings, 16 segments a chunk, 16 MiB + 64 KiB. */
+#define DEFAULT_CHUNK_SEGS	16u
+#define DEFAULT_CHUNK_BYTES	((16u << 20) + (64u << 10))
+
+static inline uint32_t get32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return be32toh(v);
+}
+
+static inline void put32(uint8_t *p, uint32_t v)
+{
+	v = htobe32(v);
+	memcpy(p, &v, sizeof(v));
+}
+
+static inline uint32_t min32(uint32_t a, uint32_t b)
+{
+	return a < b ? a : b;
+}
+
+/* RFC 8166 section 4.1.2: handle, length, 64-bit offset (high word first). */
+static inline void get_seg(const uint8_t *p, struct rpcrdma_segment *s)
+{
+	s->handle = get32(p);
+	s->length = get32(p + 4);
+	s->offset = (uint64_t)get32(p + 8) << 32 | get32(p + 12);
+}
+
+static inline uint8_t *put_seg(uint8_t *p, const struct rpcrdma_segment *s)
+{
+	put32(p, s->handle);
+	put32(p + 4, s->length);
+	put32(p + 8, (uint32_t)(s->offset >> 32));
+	put32(p + 12, (uint32_t)s->offset);
+	return p + RPCRDMA_SEGMENT_WIRE;
+}
+
+void rpcrdma_limits_default(struct rpcrdma_limits *lim)
+{
+	lim->max_read_segs = RPCRDMA_MAX_READ_SEGS;
+	lim->max_write_chunks = RPCRDMA_MAX_WRITE_CHUNKS;
+	lim->max_chunk_segs = DEFAULT_CHUNK_SEGS;
+	lim->max_chunk_bytes = DEFAULT_CHUNK_BYTES;
+}
+
+static const struct rpcrdma_limits default_limits = {
+	.max_read_segs = RPCRDMA_MAX_READ_SEGS,
+	.max_write_chunks = RPCRDMA_MAX_WRITE_CHUNKS,
+	.max_chunk_segs = DEFAULT_CHUNK_SEGS,
+	.max_chunk_bytes = DEFAULT_CHUNK_BYTES,
+};
+
+/* Decoder state: a cursor over the untrusted buffer and the segment pool. */
+struct dec {
+	const uint8_t *p;
+	size_t left;		/* bytes remaining after p */
+	uint32_t nsegs;		/* used entries of m->segs[] */
+	uint32_t max_chunk_segs;
+	uint64_t total;		/* sum of all segment lengths so far */
+};
+
+/*
+ * RFC 8166 section 4.2.1.2: a write chunk (and the reply chunk) is a
+ * counted array of segments. Bounds are checked before anything is stored.
+ */
+static inline enum rpcrdma_hdr_err dec_chunk(struct dec *d,
+					     struct rpcrdma_msg *m,
+					     struct rpcrdma_chunk *c)
+{
+	struct rpcrdma_segment *s;
+	uint32_t count, i;
+	size_t need;
+
+	if (d->left < 4)
+		return RPCRDMA_HDR_ETRUNC;
+	count = get32(d->p);
+	d->p += 4;
+	d->left -= 4;
+	if (count == 0)
+		return RPCRDMA_HDR_EEMPTY;
+	if (count > d->max_chunk_segs || count > RPCRDMA_MAX_SEGS - d->nsegs)
+		return RPCRDMA_HDR_ESEGS;
+	need = (size_t)count * RPCRDMA_SEGMENT_WIRE;
+	if (d->left < need)
+		return RPCRDMA_HDR_ETRUNC;
+
+	c->first = d->nsegs;
+	c->nsegs = count;
+	s = &m->segs[d->nsegs];
+	for (i = 0; i < count; i++, s++) {
+		get_seg(d->p, s);
+		d->total += s->length;
+		d->p += RPCRDMA_SEGMENT_WIRE;
+	}
+	d->left -= need;
+	d->nsegs += count;
+	return RPCRDMA_HDR_OK;
+}
+
+/* Reads an XDR boolean list discriminator (RFC 8166 section 4.2.1). */
+static inline enum rpcrdma_hdr_err dec_bool(struct dec *d, uint32_t *v)
+{
+	if (d->left < 4)
+		return RPCRDMA_HDR_ETRUNC;
+	*v = get32(d->p);
+	d->p += 4;
+	d->left -= 4;
+	if (*v > 1)
+		return RPCRDMA_HDR_EBOOL;
+	return RPCRDMA_HDR_OK;
+}
+
+/* RFC 8166 section 4.2.1: rpcrdma1_chunks, the three lists in order. */
+static enum rpcrdma_hdr_err dec_chunks(struct dec *d, struct rpcrdma_msg *m,
+				       const struct rpcrdma_limits *lim)
+{
+	uint32_t max_reads = min32(lim->max_read_segs, RPCRDMA_MAX_READ_SEGS);
+	uint32_t max_writes = min32(lim->max_write_chunks,
+				    RPCRDMA_MAX_WRITE_CHUNKS);
+	bool nomsg = m->proc == RPCRDMA_NOMSG;
+	enum rpcrdma_hdr_err ret;
+	uint32_t n, disc, pos, prev = 0;
+	struct rpcrdma_read_segment *rs;
+
+	/*
+	 * Read list. RFC 8166 section 4.1.3 / 3.5.3: positions are XDR
+	 * aligned offsets into the RPC message; segments sharing a position
+	 * form one chunk, listed in order. Position zero (the whole RPC
+	 * message, section 3.5.3) only makes sense with RDMA_NOMSG.
+	 */
+	rs = m->reads;
+	for (n = 0;; n++, rs++) {
+		ret = dec_bool(d, &disc);
+		if (ret)
+			return ret;
+		if (!disc)
+			break;
+		if (n >= max_reads)
+			return RPCRDMA_HDR_EREADS;
+		if (d->left < RPCRDMA_READ_SEG_WIRE - 4)
+			return RPCRDMA_HDR_ETRUNC;
+		pos = get32(d->p);
+		if (pos & (RPCRDMA_XDR_UNIT - 1))
+			return RPCRDMA_HDR_EPOSALIGN;
+		if (pos < prev)
+			return RPCRDMA_HDR_EPOSORDER;
+		if (pos == 0 && !nomsg)
+			return RPCRDMA_HDR_EPOSZERO;
+		prev = pos;
+		rs->position = pos;
+		get_seg(d->p + 4, &rs->seg);
+		d->total += rs->seg.length;
+		d->p += RPCRDMA_READ_SEG_WIRE - 4;
+		d->left -= RPCRDMA_READ_SEG_WIRE - 4;
+	}
+	m->nreads = n;
+
+	/* Write list: RFC 8166 section 4.2.1.2, a list of counted arrays. */
+	for (n = 0;; n++) {
+		ret = dec_bool(d, &disc);
+		if (ret)
+			return ret;
+		if (!disc)
+			break;
+		if (n >= max_writes)
+			return RPCRDMA_HDR_EWRITES;
+		ret = dec_chunk(d, m, &m->writes[n]);
+		if (ret)
+			return ret;
+		m->nwrites = n + 1;
+	}
+
+	/* Reply chunk: an optional counted array (section 4.2.1.3). */
+	ret = dec_bool(d, &disc);
+	if (ret)
+		return ret;
+	if (disc) {
+		ret = dec_chunk(d, m, &m->reply);
+		if (ret)
+			return ret;
+		m->has_reply = true;
+	}
+	m->nsegs = d->nsegs;
+
+	if (d->total > lim->max_chunk_bytes)
+		return RPCRDMA_HDR_ECHUNKLEN;
+
+	/*
+	 * RFC 8166 section 3.5.1: RDMA_NOMSG means the RPC message is in a
+	 * chunk, either the Position Zero Read chunk (Long Call) or the
+	 * Reply chunk (Long Reply). Positions are sorted, so a position-zero
+	 * chunk, if any, starts the read list.
+	 */
+	if (nomsg && !m->has_reply &&
+	    (m->nreads == 0 || m->reads[0].position != 0))
+		return RPCRDMA_HDR_ENOMSG;
+	return RPCRDMA_HDR_OK;
+}
+
+/* RFC 8166 section 4.2.4 / 5: rpcrdma1_error. */
+static enum rpcrdma_hdr_err dec_error(struct dec *d, struct rpcrdma_msg *m)
+{
+	if (d->left < 4)
+		return RPCRDMA_HDR_ETRUNC;
+	m->err = get32(d->p);
+	d->p += 4;
+	d->left -= 4;
+	switch (m->err) {
+	case RPCRDMA_ERR_VERS:
+		if (d->left < 8)
+			return RPCRDMA_HDR_ETRUNC;
+		m->vers_low = get32(d->p);
+		m->vers_high = get32(d->p + 4);
+		d->p += 8;
+		d->left -= 8;
+		return RPCRDMA_HDR_OK;
+	case RPCRDMA_ERR_CHUNK:
+		return RPCRDMA_HDR_OK;
+	default:
+		return RPCRDMA_HDR_EERRCODE;
+	}
+}
+
+enum rpcrdma_hdr_err rpcrdma_hdr_decode(const void *buf, size_t len,
+					const struct rpcrdma_limits *lim,
+					struct rpcrdma_msg *m, size_t *hdr_len)
+{
+	const uint8_t *p = buf;
+	enum rpcrdma_hdr_err ret;
+	struct dec d;
+
+	if (len < RPCRDMA_HDR_FIXED)
+		return RPCRDMA_HDR_ESHORT;
+	m->xid = get32(p);
+	m->vers = get32(p + 4);
+	m->credits = get32(p + 8);
+	m->proc = get32(p + 12);
+	/* RFC 8166 section 4.3: check the version before anything else. */
+	if (m->vers != RPCRDMA_VERSION)
+		return RPCRDMA_HDR_EVERS;
+
+	m->nreads = 0;
+	m->nwrites = 0;
+	m->nsegs = 0;
+	m->has_reply = false;
+	m->err = 0;
+	d.p = p + RPCRDMA_HDR_FIXED;
+	d.left = len - RPCRDMA_HDR_FIXED;
+	d.nsegs = 0;
+	d.total = 0;
+
+	switch (m->proc) {
+	case RPCRDMA_MSG:
+	case RPCRDMA_NOMSG:
+		if (!lim)
+			lim = &default_limits;
+		d.max_chunk_segs = min32(lim->max_chunk_segs,
+					 RPCRDMA_MAX_SEGS);
+		ret = dec_chunks(&d, m, lim);
+		break;
+	case RPCRDMA_ERROR:
+		ret = dec_error(&d, m);
+		break;
+	/* RFC 8166 section 4.5: deprecated; answer with ERR_CHUNK. */
+	case RPCRDMA_MSGP:
+		return RPCRDMA_HDR_EMSGP;
+	case RPCRDMA_DONE:
+		return RPCRDMA_HDR_EDONE;
+	default:
+		return RPCRDMA_HDR_EPROC;
+	}
+	if (ret == RPCRDMA_HDR_OK && hdr_len)
+		*hdr_len = len - d.left;
+	return ret;
+}
+
+enum rpcrdma_errcode rpcrdma_hdr_err_to_wire(enum rpcrdma_hdr_err err)
+{
+	return err == RPCRDMA_HDR_EVERS ? RPCRDMA_ERR_VERS : RPCRDMA_ERR_CHUNK;
+}
+
+static const char *const hdr_errstr[RPCRDMA_HDR_NERR] = {
+	[RPCRDMA_HDR_OK] = "success",
+	[RPCRDMA_HDR_ESHORT] = "header shorter than the fixed part",
+	[RPCRDMA_HDR_EVERS] = "unsupported RPC-over-RDMA version",
+	[RPCRDMA_HDR_EPROC] = "unknown message type",
+	[RPCRDMA_HDR_EMSGP] = "RDMA_MSGP is deprecated",
+	[RPCRDMA_HDR_EDONE] = "RDMA_DONE is deprecated",
+	[RPCRDMA_HDR_ETRUNC] = "header truncated",
+	[RPCRDMA_HDR_EBOOL] = "list discriminator not 0 or 1",
+	[RPCRDMA_HDR_EREADS] = "too many read segments",
+	[RPCRDMA_HDR_EWRITES] = "too many write chunks",
+	[RPCRDMA_HDR_ESEGS] = "too many segments",
+	[RPCRDMA_HDR_EEMPTY] = "write or reply chunk with no segments",
+	[RPCRDMA_HDR_ECHUNKLEN] = "total chunk length over the limit",
+	[RPCRDMA_HDR_EPOSALIGN] = "read position not XDR aligned",
+	[RPCRDMA_HDR_EPOSORDER] = "read positions out of order",
+	[RPCRDMA_HDR_EPOSZERO] = "position-zero read chunk without RDMA_NOMSG",
+	[RPCRDMA_HDR_ENOMSG] = "RDMA_NOMSG without a position-zero read "
+			       "chunk or reply chunk",
+	[RPCRDMA_HDR_EERRCODE] = "unknown RDMA_ERROR code",
+};
+
+const char *rpcrdma_hdr_strerror(enum rpcrdma_hdr_err err)
+{
+	if ((unsigned int)err >= RPCRDMA_HDR_NERR)
+		return "unknown header error";
+	return hdr_errstr[err];
+}
+
+/* ---- Builders ---- */
+
+void rpcrdma_msg_init(struct rpcrdma_msg *m, uint32_t xid, uint32_t credits,
+		      enum rpcrdma_proc proc)
+{
+	/* Only the scalars: the arrays are covered by the counts. */
+	m->xid = xid;
+	m->vers = RPCRDMA_VERSION;
+	m->credits = credits;
+	m->proc = proc;
+	m->nreads = 0;
+	m->nwrites = 0;
+	m->nsegs = 0;
+	m->has_reply = false;
+	m->reply.first = 0;
+	m->reply.nsegs = 0;
+	m->err = 0;
+	m->vers_low = 0;
+	m->vers_high = 0;
+}
+
+int rpcrdma_msg_add_read(struct rpcrdma_msg *m, uint32_t position,
+			 const struct rpcrdma_segment *seg)
+{
+	if (!seg || (position & (RPCRDMA_XDR_UNIT - 1)))
+		return -EINVAL;
+	if (m->nreads >= RPCRDMA_MAX_READ_SEGS)
+		return -ENOSPC;
+	/* RFC 8166 section 4.1.3: the read list is sorted by position. */
+	if (m->nreads && position < m->reads[m->nreads - 1].position)
+		return -EINVAL;
+	m->reads[m->nreads].position = position;
+	m->reads[m->nreads].seg = *seg;
+	m->nreads++;
+	return 0;
+}
+
+int rpcrdma_msg_add_write_chunk(struct rpcrdma_msg *m)
+{
+	if (m->nwrites >= RPCRDMA_MAX_WRITE_CHUNKS)
+		return -ENOSPC;
+	m->writes[m->nwrites].first = m->nsegs;
+	m->writes[m->nwrites].nsegs = 0;
+	return (int)m->nwrites++;
+}
+
+/* A chunk may grow only while its segments end the pool (contiguity). */
+static int chunk_append(struct rpcrdma_msg *m, struct rpcrdma_chunk *c,
+			const struct rpcrdma_segment *seg)
+{
+	if (!seg || c->first > m->nsegs || c->nsegs != m->nsegs - c->first)
+		return -EINVAL;
+	if (m->nsegs >= RPCRDMA_MAX_SEGS)
+		return -ENOSPC;
+	m->segs[m->nsegs++] = *seg;
+	c->nsegs++;
+	return 0;
+}
+
+int rpcrdma_msg_add_write_seg(struct rpcrdma_msg *m, uint32_t chunk,
+			      const struct rpcrdma_segment *seg)
+{
+	if (m->nwrites == 0 || chunk != m->nwrites - 1)
+		return -EINVAL;
+	return chunk_append(m, &m->writes[chunk], seg);
+}
+
+int rpcrdma_msg_add_reply_seg(struct rpcrdma_msg *m,
+			      const struct rpcrdma_segment *seg)
+{
+	int ret;
+
+	if (!m->has_reply) {
+		if (!seg)
+			return -EINVAL;
+		if (m->nsegs >= RPCRDMA_MAX_SEGS)
+			return -ENOSPC;
+		m->reply.first = m->nsegs;
+		m->reply.nsegs = 0;
+	}
+	ret = chunk_append(m, &m->reply, seg);
+	if (ret == 0)
+		m->has_reply = true;
+	return ret;
+}
+
+void rpcrdma_msg_init_error(struct rpcrdma_msg *m, uint32_t xid,
+			    uint32_t credits, enum rpcrdma_errcode err)
+{
+	rpcrdma_msg_init(m, xid, credits, RPCRDMA_ERROR);
+	m->err = err;
+	/* RFC 8166 section 4.3: we support version 1 only. */
+	if (err == RPCRDMA_ERR_VERS) {
+		m->vers_low = RPCRDMA_VERSION;
+		m->vers_high = RPCRDMA_VERSION;
+	}
+}
+
+uint64_t rpcrdma_chunk_length(const struct rpcrdma_msg *m,
+			      const struct rpcrdma_chunk *c)
+{
+	uint32_t pool = min32(m->nsegs, RPCRDMA_MAX_SEGS);
+	uint64_t sum = 0;
+	uint32_t i, n;
+
+	if (c->first >= pool)
+		return 0;
+	n = min32(c->nsegs, pool - c->first);
+	for (i = 0; i < n; i++)
+		sum += m->segs[c->first + i].length;
+	return sum;
+}
+
+/* ---- Encoder ---- */
 
 /*
  * RFC 8166 section 4.2.1: every list is a sequence of discriminated items
@@ -23,4 +465,148 @@ size_t rpcrdma_hdr_size_for(uint32_t nreads, uint32_t nwrites,
 	else
 		len += 4;
 	return len;
+}
+
+static size_t error_size(const struct rpcrdma_msg *m)
+{
+	return RPCRDMA_HDR_FIXED + 4 + (m->err == RPCRDMA_ERR_VERS ? 8 : 0);
+}
+
+size_t rpcrdma_hdr_size(const struct rpcrdma_msg *m)
+{
+	uint32_t nwrites = min32(m->nwrites, RPCRDMA_MAX_WRITE_CHUNKS);
+	size_t len;
+	uint32_t i;
+
+	if (m->proc == RPCRDMA_ERROR)
+		return error_size(m);
+	len = RPCRDMA_HDR_MIN + (size_t)m->nreads * RPCRDMA_READ_SEG_WIRE;
+	for (i = 0; i < nwrites; i++)
+		len += 8 + (size_t)m->writes[i].nsegs * RPCRDMA_SEGMENT_WIRE;
+	if (m->has_reply)
+		len += 4 + (size_t)m->reply.nsegs * RPCRDMA_SEGMENT_WIRE;
+	return len;
+}
+
+/* A write or reply chunk the decoder would accept: non-empty, in the pool. */
+static inline bool chunk_ok(const struct rpcrdma_chunk *c, uint32_t pool)
+{
+	return c->nsegs != 0 && c->first <= pool && c->nsegs <= pool - c->first;
+}
+
+/*
+ * Returns the encoded size of m, or 0 when the decoder (with limits at the
+ * compile-time ceilings) would reject it. Per-connection limits of the peer
+ * are the caller's business.
+ */
+static size_t enc_check(const struct rpcrdma_msg *m)
+{
+	uint32_t i, prev = 0, total_segs = 0;
+	size_t len;
+
+	if (m->vers != RPCRDMA_VERSION)
+		return 0;
+	if (m->proc == RPCRDMA_ERROR) {
+		if (m->err != RPCRDMA_ERR_VERS && m->err != RPCRDMA_ERR_CHUNK)
+			return 0;
+		return error_size(m);
+	}
+	if (m->proc != RPCRDMA_MSG && m->proc != RPCRDMA_NOMSG)
+		return 0;
+	if (m->nreads > RPCRDMA_MAX_READ_SEGS ||
+	    m->nwrites > RPCRDMA_MAX_WRITE_CHUNKS ||
+	    m->nsegs > RPCRDMA_MAX_SEGS)
+		return 0;
+
+	/* Same read-list rules as the decoder (RFC 8166 section 3.5.3). */
+	for (i = 0; i < m->nreads; i++) {
+		uint32_t pos = m->reads[i].position;
+
+		if ((pos & (RPCRDMA_XDR_UNIT - 1)) || pos < prev)
+			return 0;
+		if (pos == 0 && m->proc != RPCRDMA_NOMSG)
+			return 0;
+		prev = pos;
+	}
+	len = RPCRDMA_HDR_MIN + (size_t)m->nreads * RPCRDMA_READ_SEG_WIRE;
+	for (i = 0; i < m->nwrites; i++) {
+		if (!chunk_ok(&m->writes[i], m->nsegs))
+			return 0;
+		total_segs += m->writes[i].nsegs;
+		len += 8 + (size_t)m->writes[i].nsegs * RPCRDMA_SEGMENT_WIRE;
+	}
+	if (m->has_reply) {
+		if (!chunk_ok(&m->reply, m->nsegs))
+			return 0;
+		total_segs += m->reply.nsegs;
+		len += 4 + (size_t)m->reply.nsegs * RPCRDMA_SEGMENT_WIRE;
+	}
+	/* Chunks may share pool entries; the wire carries each copy. */
+	if (total_segs > RPCRDMA_MAX_SEGS)
+		return 0;
+	if (m->proc == RPCRDMA_NOMSG && !m->has_reply &&
+	    (m->nreads == 0 || m->reads[0].position != 0))
+		return 0;
+	return len;
+}
+
+static inline uint8_t *enc_chunk(uint8_t *p, const struct rpcrdma_msg *m,
+				 const struct rpcrdma_chunk *c)
+{
+	const struct rpcrdma_segment *s = &m->segs[c->first];
+	uint32_t i;
+
+	put32(p, 1);
+	put32(p + 4, c->nsegs);
+	p += 8;
+	for (i = 0; i < c->nsegs; i++)
+		p = put_seg(p, &s[i]);
+	return p;
+}
+
+int rpcrdma_hdr_encode(const struct rpcrdma_msg *m, void *buf, size_t len,
+		       size_t *used)
+{
+	uint8_t *p = buf;
+	size_t size;
+	uint32_t i;
+
+	size = enc_check(m);
+	if (!size)
+		return -EINVAL;
+	if (size > len)
+		return -ENOSPC;
+
+	put32(p, m->xid);
+	put32(p + 4, m->vers);
+	put32(p + 8, m->credits);
+	put32(p + 12, m->proc);
+	p += RPCRDMA_HDR_FIXED;
+
+	if (m->proc == RPCRDMA_ERROR) {
+		put32(p, m->err);
+		if (m->err == RPCRDMA_ERR_VERS) {
+			put32(p + 4, m->vers_low);
+			put32(p + 8, m->vers_high);
+		}
+	} else {
+		for (i = 0; i < m->nreads; i++) {
+			put32(p, 1);
+			put32(p + 4, m->reads[i].position);
+			p = put_seg(p + 8, &m->reads[i].seg);
+		}
+		put32(p, 0);
+		p += 4;
+		for (i = 0; i < m->nwrites; i++)
+			p = enc_chunk(p, m, &m->writes[i]);
+		put32(p, 0);
+		p += 4;
+		if (m->has_reply)
+			p = enc_chunk(p, m, &m->reply);
+		else
+			put32(p, 0);
+	}
+	if (used)
+		*used = size;
+	return 0;
 }
