@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Transport options: defaults, environment overrides, engine form. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "xprt.h"
+
+#define OPTS_DEFAULT_INLINE	4096u	/* what the Linux kernel uses */
+#define OPTS_DEFAULT_CREDITS	32u
+#define OPTS_MAX_CREDITS	1024u
+#define OPTS_DEFAULT_MAX_MSG	(1u << 20)
+#define OPTS_DEFAULT_TIMEOUT_MS	5000
+
+void rpcrdma_opts_default(struct rpcrdma_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->inline_send = OPTS_DEFAULT_INLINE;
+	o->inline_recv = OPTS_DEFAULT_INLINE;
+	o->credits = OPTS_DEFAULT_CREDITS;
+	o->max_msg = OPTS_DEFAULT_MAX_MSG;
+	o->remote_inv = false;	/* until rkeys are memory windows */
+	o->timeout_ms = OPTS_DEFAULT_TIMEOUT_MS;
+}
+
+/* An unsigned environment value within [lo, hi], or 'dflt'. */
+static unsigned long env_ulong(const char *name, unsigned long lo,
+			       unsigned long hi, unsigned long dflt)
+{
+	const char *s = getenv(name);
+	unsigned long v;
+	char *end;
+
+	if (!s || !*s)
+		return dflt;
+	errno = 0;
+	v = strtoul(s, &end, 0);
+	if (errno || *end || v < lo || v > hi)
+		return dflt;
+	return v;
+}
+
+void rpcrdma_opts_from_env(struct rpcrdma_opts *o)
+{
+	uint32_t inl;
+
+	rpcrdma_opts_default(o);
+	o->port = (uint16_t)env_ulong("RPCRDMA_PORT", 1, 65535, 0);
+	o->src_addr = getenv("RPCRDMA_SRCADDR");
+	inl = (uint32_t)env_ulong("RPCRDMA_INLINE", RPCRDMA_PVTDATA_MIN_SIZE,
+				  RPCRDMA_PVTDATA_MAX_SIZE, o->inline_send);
+	o->inline_send = o->inline_recv = inl & ~(RPCRDMA_PVTDATA_MIN_SIZE - 1);
+	o->credits = (uint32_t)env_ulong("RPCRDMA_CREDITS", 1,
+					 OPTS_MAX_CREDITS, o->credits);
+	o->max_msg = (uint32_t)env_ulong("RPCRDMA_MAX_MSG", 4096, 1u << 30,
+					 o->max_msg);
+	o->no_pvtdata = env_ulong("RPCRDMA_NO_PVTDATA", 0, 1, 0) != 0;
+}
+
+/* RFC 8797 section 4: sizes travel as KiB - 1, so only whole KiB count. */
+static bool size_ok(uint32_t v)
+{
+	return v >= RPCRDMA_PVTDATA_MIN_SIZE && v <= RPCRDMA_PVTDATA_MAX_SIZE &&
+	       v % RPCRDMA_PVTDATA_MIN_SIZE == 0;
+}
+
+int rpcrdma_opts_to_ep(const struct rpcrdma_opts *o, struct rpcrdma_ep_opts *eo)
+{
+	if (!size_ok(o->inline_send) || !size_ok(o->inline_recv) ||
+	    o->credits == 0 || o->credits > OPTS_MAX_CREDITS)
+		return -EINVAL;
+	memset(eo, 0, sizeof(*eo));
+	eo->inline_send = o->inline_send;
+	eo->inline_recv = o->inline_recv;
+	eo->credits = o->credits;
+	eo->send_pvtdata = !o->no_pvtdata;
+	eo->remote_inv = o->remote_inv;
+	eo->timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : OPTS_DEFAULT_TIMEOUT_MS;
+	return 0;
+}
