@@ -21,4 +21,19 @@ int rpcrdma_rpcb_unset(rpcprog_t prog, rpcvers_t vers, const char *netid);
 int rpcrdma_rpcb_lookup(const char *host, rpcprog_t prog, rpcvers_t vers,
 			const char *netid, uint16_t *port);
 
+/*
+ * Growable XDR encode stream (xdr_grow.c): encodes a call or reply of
+ * unknown size into a heap buffer that doubles as needed, up to max bytes
+ * (an encode past max fails cleanly: the XDR routine returns FALSE).
+ * XDR_ENCODE only. The buffer stays valid until the next encode, reset or
+ * destroy. create: 0, -EINVAL (initial > max or max == 0) or -ENOMEM.
+ */
+int rpcrdma_xdrgrow_create(XDR *xdrs, size_t initial, size_t max);
+/* The encoded bytes so far; *len gets their count (XDR_GETPOS). */
+void *rpcrdma_xdrgrow_buf(XDR *xdrs, size_t *len);
+/* Empties the stream for reuse, keeping the buffer's capacity. */
+void rpcrdma_xdrgrow_reset(XDR *xdrs);
+/* Frees the buffer; XDR_DESTROY does the same. */
+void rpcrdma_xdrgrow_destroy(XDR *xdrs);
+
 #endif /* RPCRDMA_XPRT_H */
