@@ -68,7 +68,9 @@ int rpcrdma_pvtdata_encode(const struct rpcrdma_pvtdata *pd,
 	out[2] = (uint8_t)(RPCRDMA_PVTDATA_FORMAT_ID >> 8);
 	out[3] = (uint8_t)RPCRDMA_PVTDATA_FORMAT_ID;
 	out[PD_OFF_VERSION] = RPCRDMA_PVTDATA_VERSION;
-	out[PD_OFF_FLAGS] = pd->remote_inv ? RPCRDMA_PVTDATA_FLAG_REMOTE_INV : 0;
+	out[PD_OFF_FLAGS] = 0;
+	if (pd->remote_inv)
+		out[PD_OFF_FLAGS] = RPCRDMA_PVTDATA_FLAG_REMOTE_INV;
 	out[PD_OFF_SEND] = send;
 	out[PD_OFF_RECV] = recv;
 	return 0;
@@ -99,6 +101,7 @@ int rpcrdma_pvtdata_parse(const void *buf, size_t len,
 	/* len >= 8, so off + 8 <= len cannot overflow for these offsets. */
 	for (off = 0; off <= len - RPCRDMA_PVTDATA_LEN; off++) {
 		const uint8_t *m = p + off;
+		uint8_t flags;
 		uint32_t id = (uint32_t)m[0] << 24 | (uint32_t)m[1] << 16 |
 			      (uint32_t)m[2] << 8 | (uint32_t)m[3];
 
@@ -108,8 +111,8 @@ int rpcrdma_pvtdata_parse(const void *buf, size_t len,
 			continue;
 
 		pd->version = m[PD_OFF_VERSION];
-		pd->remote_inv =
-			(m[PD_OFF_FLAGS] & RPCRDMA_PVTDATA_FLAG_REMOTE_INV) != 0;
+		flags = m[PD_OFF_FLAGS];
+		pd->remote_inv = (flags & RPCRDMA_PVTDATA_FLAG_REMOTE_INV) != 0;
 		pd->send_size = size_decode(m[PD_OFF_SEND]);
 		pd->recv_size = size_decode(m[PD_OFF_RECV]);
 		return 0;
