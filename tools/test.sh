@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# The README's test command. On a fresh Debian 12 machine, as root:
+#   tools/test.sh
+# installs what it needs, then builds and runs every tier:
+#   1. unit tests (check) under AddressSanitizer + UndefinedBehaviorSanitizer
+#   2. -Wall -Wextra -Werror build: unit tests, then the Soft-RoCE guest tier
+#   3. make distcheck (the release tarball builds and passes its host tests)
+# Exits non-zero on any failure. Set RPCRDMA_SKIP_DISTCHECK=1 to skip 3.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+jobs=$(nproc 2>/dev/null || echo 2)
+
+step() { printf '\n=== %s ===\n' "$*"; }
+
+# Check's own summary line of every unit-test log, and the guest summary.
+summarize() {
+	local dir=$1 f
+	for f in "$dir"/tests/unit/*.log; do
+		[ -f "$f" ] || continue
+		printf '%s: %s\n' "$(basename "$f" .log)" \
+			"$(grep -E '^[0-9]+%: Checks: ' "$f" | tail -n 1)"
+	done
+	for f in "$dir"/tests/vm/*.log; do
+		[ -f "$f" ] || continue
+		grep -E '^(PASS|FAIL|SKIP): |^[0-9]+ passed, [0-9]+ failed' "$f" || true
+	done
+}
+
+run_check() {
+	local dir=$1; shift
+	mkdir -p "$dir"
+	(cd "$dir" && "$top/configure" "$@" >configure.out &&
+		make -j"$jobs" >make.out 2>&1) || {
+		tail -n 40 "$dir/make.out" 2>/dev/null || cat "$dir/config.log"
+		return 1
+	}
+	local rc=0
+	(cd "$dir" && make -j"$jobs" check) || rc=$?
+	summarize "$dir"
+	if [ $rc -ne 0 ]; then
+		for f in "$dir"/tests/unit/*.log "$dir"/tests/vm/*.log; do
+			[ -f "$f" ] && grep -q '^FAIL' "${f%.log}.trs" 2>/dev/null &&
+				{ echo "--- $f"; tail -n 60 "$f"; }
+		done
+	fi
+	return $rc
+}
+
+step "dependencies"
+"$top/tools/deps.sh"
+
+step "autoreconf"
+autoreconf -fi >/dev/null 2>&1 || autoreconf -fi
+
+step "tier 1 under ASan+UBSan (build-san)"
+run_check build-san --enable-werror --enable-sanitizers --disable-vm-tests
+
+step "tiers 1 and 2, -Werror build (build-ci)"
+run_check build-ci --enable-werror
+
+if [ "${RPCRDMA_SKIP_DISTCHECK:-0}" != 1 ]; then
+	step "make distcheck"
+	(cd build-ci && make -j"$jobs" distcheck >distcheck.out 2>&1) ||
+		{ tail -n 60 build-ci/distcheck.out; exit 1; }
+	grep -E 'archives ready for distribution|tar.gz' build-ci/distcheck.out | head -n 3
+fi
+
+step "all tiers passed"
