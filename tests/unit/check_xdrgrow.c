@@ -1,0 +1,354 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The growable XDR encode stream (xprt_rdma/xdr_grow.c). */
+#include <check.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../xprt_rdma/xprt.h"
+
+static void expect_bytes(XDR *x, const uint8_t *want, size_t n)
+{
+	size_t len;
+	const void *buf = rpcrdma_xdrgrow_buf(x, &len);
+
+	ck_assert_uint_eq(len, n);
+	ck_assert_uint_eq(XDR_GETPOS(x), n);
+	if (n)
+		ck_assert_mem_eq(buf, want, n);
+}
+
+START_TEST(test_create_errors)
+{
+	XDR x;
+
+	ck_assert_int_eq(rpcrdma_xdrgrow_create(&x, 0, 0), -EINVAL);
+	ck_assert_int_eq(rpcrdma_xdrgrow_create(&x, 17, 16), -EINVAL);
+	ck_assert_int_eq(rpcrdma_xdrgrow_create(&x, 0, 16), 0);
+	ck_assert_int_eq(x.x_op, XDR_ENCODE);
+	expect_bytes(&x, NULL, 0);
+	rpcrdma_xdrgrow_destroy(&x);
+	/* Destroying twice is harmless (private pointer cleared). */
+	rpcrdma_xdrgrow_destroy(&x);
+}
+END_TEST
+
+/* Integers are 4 bytes big-endian (RFC 4506 section 4.1, 4.2). */
+START_TEST(test_ints)
+{
+	static const uint8_t want[] = {
+		0xff, 0xff, 0xff, 0xff,		/* int -1 */
+		0x01, 0x02, 0x03, 0x04,		/* u_int 0x01020304 */
+		0x00, 0x00, 0x00, 0x01,		/* bool TRUE */
+		0x80, 0x00, 0x00, 0x00,		/* int32 INT32_MIN */
+		0x00, 0x00, 0x00, 0x00, 0xde, 0xad, 0xbe, 0xef, /* hyper */
+	};
+	XDR x;
+	int i = -1;
+	u_int u = 0x01020304;
+	bool_t b = TRUE;
+	int32_t i32 = INT32_MIN;
+	uint64_t h = 0xdeadbeefu;
+
+	ck_assert_int_eq(rpcrdma_xdrgrow_create(&x, 4, 1024), 0);
+	ck_assert(xdr_int(&x, &i));
+	ck_assert(xdr_u_int(&x, &u));
+	ck_assert(xdr_bool(&x, &b));
+	ck_assert(xdr_int32_t(&x, &i32));
+	ck_assert(xdr_uint64_t(&x, &h));
+	expect_bytes(&x, want, sizeof(want));
+	XDR_DESTROY(&x);
+}
+END_TEST
+
+/* Strings and variable opaques: length word, bytes, zero pad to 4
+ * (RFC 4506 sections 4.10, 4.11); fixed opaque: bytes and pad (4.9). */
+START_TEST(test_strings_opaques)
+{
+	static const uint8_t want[] = {
+		0, 0, 0, 3, 'a', 'b', 'c', 0,		/* "abc" */
+		0, 0, 0, 0,				/* "" */
+		0, 0, 0, 5, 'h', 'e', 'l', 'l', 'o', 0, 0, 0, /* "hello" */
+		0, 0, 0, 1, 0x11, 0, 0, 0,		/* bytes len 1 */
+		0, 0, 0, 4, 1, 2, 3, 4,			/* bytes len 4: no pad */
+		9, 8, 7, 6, 5, 0, 0, 0,			/* opaque[5] */
+		0, 0, 0, 2, 0xaa, 0xbb, 0, 0,		/* bytes len 2 */
+	};
+	static char o1[] = { 0x11 }, o4[] = { 1, 2, 3, 4 };
+	static char o5[] = { 9, 8, 7, 6, 5 }, o2[] = { (char)0xaa, (char)0xbb };
+	char *s1 = "abc", *s2 = "", *s3 = "hello", *p;
+	u_int n;
+	XDR x;
+
+	ck_assert_int_eq(rpcrdma_xdrgrow_create(&x, 0, 4096), 0);
+	ck_assert(xdr_string(&x, &s1, 100));
+	ck_assert(xdr_string(&x, &s2, 100));
+	ck_assert(xdr_string(&x, &s3, 100));
+	p = o1, n = 1;
+	ck_assert(xdr_bytes(&x, &p, &n, 100));
+	p = o4, n = 4;
+	ck_assert(xdr_bytes(&x, &p, &n, 100));
+	ck_assert(xdr_opaque(&x, o5, 5));
+	p = o2, n = 2;
+	ck_assert(xdr_bytes(&x, &p, &n, 100));
+	expect_bytes(&x, want, sizeof(want));
+	XDR_DESTROY(&x);
+}
+END_TEST
+
+/* Every odd length 0..67: encode, decode with xdrmem, compare, and check
+ * the pad bytes are zero and the size is 4 + RNDUP(len). */
+START_TEST(test_odd_lengths_roundtrip)
+{
+	char data[68], back[68];
+	u_int len;
+
+	for (u_int i = 0; i < sizeof(data); i++)
+		data[i] = (char)(0x41 + i);
+	for (len = 0; len < sizeof(data); len++) {
+		XDR x, d;
+		char *p = data, *q = back;
+		u_int n = len, m = 0;
+		size_t blen;
+		uint8_t *buf;
+
+		ck_assert_int_eq(rpcrdma_xdrgrow_create(&x, 0, 1024), 0);
+		ck_assert(xdr_bytes(&x, &p, &n, 1000));
+		buf = rpcrdma_xdrgrow_buf(&x, &blen);
+		ck_assert_uint_eq(blen, 4 + ((len + 3) & ~3u));
+		for (size_t k = 4 + len; k < blen; k++)
+			ck_assert_uint_eq(buf[k], 0);
+		xdrmem_create(&d, (char *)buf, (u_int)blen, XDR_DECODE);
+		ck_assert(xdr_bytes(&d, &q, &m, sizeof(back)));
+		ck_assert_uint_eq(m, len);
+		ck_assert_mem_eq(back, data, len);
+		ck_assert_uint_eq(XDR_GETPOS(&d), blen);
+		XDR_DESTROY(&d);
+		XDR_DESTROY(&x);
+	}
+}
+END_TEST
+
+/* Growth from nothing across many reallocations: 100000 ints interleaved
+ * with 3-byte opaques (each 4 + 4 bytes) land intact. */
+START_TEST(test_growth)
+{
+	enum { N = 100000 };
+	XDR x, d;
+	size_t len;
+	char *buf;
+
+	ck_assert_int_eq(rpcrdma_xdrgrow_create(&x, 0, 1u << 24), 0);
+	for (u_int i = 0; i < N; i++) {
+		char o[3] = { (char)i, (char)(i >> 8), (char)(i >> 16) };
+
+		ck_assert(xdr_u_int(&x, &i));
+		ck_assert(xdr_opaque(&x, o, 3));
+	}
+	buf = rpcrdma_xdrgrow_buf(&x, &len);
+	ck_assert_uint_eq(len, (size_t)N * 8);
+	xdrmem_create(&d, buf, (u_int)len, XDR_DECODE);
+	for (u_int i = 0; i < N; i++) {
+		char o[3];
+		u_int v;
+
+		ck_assert(xdr_u_int(&d, &v));
+		ck_assert_uint_eq(v, i);
+		ck_assert(xdr_opaque(&d, o, 3));
+		ck_assert_int_eq((uint8_t)o[0], (uint8_t)i);
+		ck_assert_int_eq((uint8_t)o[1], (uint8_t)(i >> 8));
+		ck_assert_int_eq((uint8_t)o[2], (uint8_t)(i >> 16));
+	}
+	XDR_DESTROY(&d);
+	XDR_DESTROY(&x);
+}
+END_TEST
+
+/* The limit: 16 bytes hold four ints and not a fifth; a failed primitive
+ * leaves the position alone; an opaque that would end past max fails. */
+START_TEST(test_max_limit)
+{
+	XDR x;
+	u_int v = 7;
+	char o[16] = { 0 }, *p = o;
+	u_int n;
+	size_t len;
+
+	ck_assert_int_eq(rpcrdma_xdrgrow_create(&x, 0, 16), 0);
+	for (int i = 0; i < 4; i++)
+		ck_assert(xdr_u_int(&x, &v));
+	ck_assert(!xdr_u_int(&x, &v));
+	rpcrdma_xdrgrow_buf(&x, &len);
+	ck_assert_uint_eq(len, 16);
+	ck_assert(XDR_INLINE(&x, 4) == NULL);
+	ck_assert(!XDR_PUTBYTES(&x, o, 1));
+
+	/* 4 + 12 = 16 fits exactly; 4 + 13 (+3 pad) does not. */
+	rpcrdma_xdrgrow_reset(&x);
+	n = 12;
+	ck_assert(xdr_bytes(&x, &p, &n, 100));
+	rpcrdma_xdrgrow_buf(&x, &len);
+	ck_assert_uint_eq(len, 16);
+	rpcrdma_xdrgrow_reset(&x);
+	n = 13;
+	ck_assert(!xdr_bytes(&x, &p, &n, 100));
+	/* The length word went in, the data did not. */
+	rpcrdma_xdrgrow_buf(&x, &len);
+	ck_assert_uint_eq(len, 4);
+	/* A huge put cannot wrap the size arithmetic. */
+	ck_assert(!XDR_PUTBYTES(&x, o, UINT32_MAX));
+	ck_assert(XDR_INLINE(&x, UINT32_MAX) == NULL);
+	XDR_DESTROY(&x);
+}
+END_TEST
+
+/* A message of exactly max (1 MiB) is accepted; one more byte is not. */
+START_TEST(test_max_exact_large)
+{
+	const u_int max = 1u << 20;
+	char *data = calloc(1, max);
+	XDR x;
+	u_int n = max - 4;
+	size_t len;
+	uint8_t *buf;
+
+	ck_assert_ptr_nonnull(data);
+	data[0] = 1;
+	data[max - 5] = 2;
+	ck_assert_int_eq(rpcrdma_xdrgrow_create(&x, 128, max), 0);
+	ck_assert(xdr_bytes(&x, &data, &n, max));
+	buf = rpcrdma_xdrgrow_buf(&x, &len);
+	ck_assert_uint_eq(len, max);
+	ck_assert_uint_eq(buf[4], 1);
+	ck_assert_uint_eq(buf[max - 1], 2);
+	rpcrdma_xdrgrow_reset(&x);
+	n = max - 3;
+	ck_assert(!xdr_bytes(&x, &data, &n, max));
+	XDR_DESTROY(&x);
+	free(data);
+}
+END_TEST
+
+/* Positions: back to rewrite a word, forward up to what was written,
+ * never beyond. */
+START_TEST(test_setpos)
+{
+	static const uint8_t want[] = { 0, 0, 0, 9, 0, 0, 0, 2, 0, 0, 0, 3 };
+	XDR x;
+	u_int a = 1, b = 2, c = 3, nine = 9;
+
+	ck_assert_int_eq(rpcrdma_xdrgrow_create(&x, 0, 64), 0);
+	ck_assert(xdr_u_int(&x, &a));
+	ck_assert(xdr_u_int(&x, &b));
+	ck_assert(xdr_u_int(&x, &c));
+	ck_assert(XDR_SETPOS(&x, 0));
+	ck_assert(xdr_u_int(&x, &nine));
+	ck_assert_uint_eq(XDR_GETPOS(&x), 4);
+	ck_assert(!XDR_SETPOS(&x, 13));
+	ck_assert_uint_eq(XDR_GETPOS(&x), 4);
+	ck_assert(XDR_SETPOS(&x, 12));
+	expect_bytes(&x, want, sizeof(want));
+	XDR_DESTROY(&x);
+}
+END_TEST
+
+/* XDR_INLINE: an aligned pointer into the buffer, only on a word boundary;
+ * the decode-side operations are refused. */
+START_TEST(test_inline_and_refusals)
+{
+	static const uint8_t want[] = { 0, 0, 0, 5, 0, 0, 0, 6, 'x', 0, 0, 0 };
+	XDR x;
+	int32_t *ip;
+	long l;
+	char c;
+
+	ck_assert_int_eq(rpcrdma_xdrgrow_create(&x, 0, 64), 0);
+	ip = XDR_INLINE(&x, 8);
+	ck_assert_ptr_nonnull(ip);
+	ck_assert_uint_eq((uintptr_t)ip % 4, 0);
+	IXDR_PUT_U_INT32(ip, 5);
+	IXDR_PUT_U_INT32(ip, 6);
+	ck_assert(XDR_PUTBYTES(&x, "x", 1));
+	ck_assert(XDR_INLINE(&x, 4) == NULL);	/* unaligned */
+	ck_assert(XDR_PUTBYTES(&x, "\0\0\0", 3));
+	expect_bytes(&x, want, sizeof(want));
+	ck_assert(!XDR_GETLONG(&x, &l));
+	ck_assert(!XDR_GETBYTES(&x, &c, 1));
+	ck_assert(!x.x_ops->x_control(&x, 1, NULL));
+	XDR_DESTROY(&x);
+}
+END_TEST
+
+/* A whole RPC call header with AUTH_NONE (xdr_callmsg uses the inline
+ * fast path) decodes back with xdrmem, after a reset reusing the buffer. */
+START_TEST(test_callmsg_roundtrip)
+{
+	struct rpc_msg m, d;
+	XDR x, dx;
+	char *buf;
+	size_t len;
+	u_int arg = 0xcafe, back = 0;
+
+	memset(&m, 0, sizeof(m));
+	m.rm_xid = 0x12345678;
+	m.rm_direction = CALL;
+	m.rm_call.cb_rpcvers = RPC_MSG_VERSION;
+	m.rm_call.cb_prog = 0x20000099;
+	m.rm_call.cb_vers = 2;
+	m.rm_call.cb_proc = 7;
+	m.rm_call.cb_cred.oa_flavor = AUTH_NONE;
+	m.rm_call.cb_verf.oa_flavor = AUTH_NONE;
+
+	ck_assert_int_eq(rpcrdma_xdrgrow_create(&x, 0, 4096), 0);
+	ck_assert(xdr_u_int(&x, &arg));
+	rpcrdma_xdrgrow_reset(&x);
+	ck_assert(xdr_callmsg(&x, &m));
+	ck_assert(xdr_u_int(&x, &arg));
+	buf = rpcrdma_xdrgrow_buf(&x, &len);
+	/* xid, CALL, rpcvers, prog, vers, proc, 2 x (flavor, len 0), arg */
+	ck_assert_uint_eq(len, 11 * 4);
+	memset(&d, 0, sizeof(d));
+	xdrmem_create(&dx, buf, (u_int)len, XDR_DECODE);
+	ck_assert(xdr_callmsg(&dx, &d));
+	ck_assert(xdr_u_int(&dx, &back));
+	ck_assert_uint_eq(d.rm_xid, 0x12345678);
+	ck_assert_uint_eq(d.rm_call.cb_prog, 0x20000099);
+	ck_assert_uint_eq(d.rm_call.cb_vers, 2);
+	ck_assert_uint_eq(d.rm_call.cb_proc, 7);
+	ck_assert_uint_eq(back, 0xcafe);
+	XDR_DESTROY(&dx);
+	XDR_DESTROY(&x);
+}
+END_TEST
+
+static Suite *xdrgrow_suite(void)
+{
+	Suite *s = suite_create("xdrgrow");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_create_errors);
+	tcase_add_test(tc, test_ints);
+	tcase_add_test(tc, test_strings_opaques);
+	tcase_add_test(tc, test_odd_lengths_roundtrip);
+	tcase_add_test(tc, test_growth);
+	tcase_add_test(tc, test_max_limit);
+	tcase_add_test(tc, test_max_exact_large);
+	tcase_add_test(tc, test_setpos);
+	tcase_add_test(tc, test_inline_and_refusals);
+	tcase_add_test(tc, test_callmsg_roundtrip);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(xdrgrow_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
