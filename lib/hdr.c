@@ -39,20 +39,39 @@ static inline uint32_t min32(uint32_t a, uint32_t b)
 	return a < b ? a : b;
 }
 
-/* RFC 8166 section 4.1.2: handle, length, 64-bit offset (high word first). */
+#define likely(x)	__builtin_expect(!!(x), 1)
+#define unlikely(x)	__builtin_expect(!!(x), 0)
+
+static inline uint64_t get64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return be64toh(v);
+}
+
+static inline void put64(uint8_t *p, uint64_t v)
+{
+	v = htobe64(v);
+	memcpy(p, &v, sizeof(v));
+}
+
+/*
+ * RFC 8166 section 4.1.2: handle, length, offset. The 64-bit offset is an
+ * XDR hyper: big-endian, high word first, i.e. one big-endian 64-bit word.
+ */
 static inline void get_seg(const uint8_t *p, struct rpcrdma_segment *s)
 {
 	s->handle = get32(p);
 	s->length = get32(p + 4);
-	s->offset = (uint64_t)get32(p + 8) << 32 | get32(p + 12);
+	s->offset = get64(p + 8);
 }
 
 static inline uint8_t *put_seg(uint8_t *p, const struct rpcrdma_segment *s)
 {
 	put32(p, s->handle);
 	put32(p + 4, s->length);
-	put32(p + 8, (uint32_t)(s->offset >> 32));
-	put32(p + 12, (uint32_t)s->offset);
+	put64(p + 8, s->offset);
 	return p + RPCRDMA_SEGMENT_WIRE;
 }
 
@@ -71,139 +90,161 @@ static const struct rpcrdma_limits default_limits = {
 	.max_chunk_bytes = DEFAULT_CHUNK_BYTES,
 };
 
-/* Decoder state: a cursor over the untrusted buffer and the segment pool. */
-struct dec {
-	const uint8_t *p;
-	size_t left;		/* bytes remaining after p */
-	uint32_t nsegs;		/* used entries of m->segs[] */
-	uint32_t max_chunk_segs;
-	uint64_t total;		/* sum of all segment lengths so far */
-};
+/*
+ * The decoder walks the untrusted buffer with a cursor p and the count of
+ * bytes left from p. Each length check covers a whole item plus the
+ * discriminator or count that must follow it, so a valid header costs one
+ * check per item; any shortfall is ETRUNC.
+ */
+
+/* Why a read position failed the fast check (RFC 8166 section 3.5.3). */
+static enum rpcrdma_hdr_err pos_err(uint32_t pos, bool nomsg)
+{
+	if (pos & (RPCRDMA_XDR_UNIT - 1))
+		return RPCRDMA_HDR_EPOSALIGN;
+	if (pos == 0 && !nomsg)
+		return RPCRDMA_HDR_EPOSZERO;
+	return RPCRDMA_HDR_EPOSORDER;
+}
+
+/* Copies count segments into the pool and adds their lengths to *total. */
+static inline void dec_segs(const uint8_t *p, struct rpcrdma_segment *s,
+			    uint32_t count, uint64_t *total)
+{
+	uint64_t sum = *total;
+	uint32_t i;
+
+	for (i = 0; i < count; i++, s++, p += RPCRDMA_SEGMENT_WIRE) {
+		get_seg(p, s);
+		sum += s->length;
+	}
+	*total = sum;
+}
 
 /*
  * RFC 8166 section 4.2.1.2: a write chunk (and the reply chunk) is a
- * counted array of segments. Bounds are checked before anything is stored.
+ * counted array of segments. The count is bounded before any arithmetic
+ * or store: the per-chunk limit, then what is left of the pool.
  */
-static inline enum rpcrdma_hdr_err dec_chunk(struct dec *d,
-					     struct rpcrdma_msg *m,
-					     struct rpcrdma_chunk *c)
+static inline enum rpcrdma_hdr_err chunk_count(uint32_t count, uint32_t max,
+					       uint32_t used)
 {
-	struct rpcrdma_segment *s;
-	uint32_t count, i;
-	size_t need;
-
-	if (d->left < 4)
-		return RPCRDMA_HDR_ETRUNC;
-	count = get32(d->p);
-	d->p += 4;
-	d->left -= 4;
-	if (count == 0)
+	if (unlikely(count == 0))
 		return RPCRDMA_HDR_EEMPTY;
-	if (count > d->max_chunk_segs || count > RPCRDMA_MAX_SEGS - d->nsegs)
+	if (unlikely(count > max || count > RPCRDMA_MAX_SEGS - used))
 		return RPCRDMA_HDR_ESEGS;
-	need = (size_t)count * RPCRDMA_SEGMENT_WIRE;
-	if (d->left < need)
-		return RPCRDMA_HDR_ETRUNC;
-
-	c->first = d->nsegs;
-	c->nsegs = count;
-	s = &m->segs[d->nsegs];
-	for (i = 0; i < count; i++, s++) {
-		get_seg(d->p, s);
-		d->total += s->length;
-		d->p += RPCRDMA_SEGMENT_WIRE;
-	}
-	d->left -= need;
-	d->nsegs += count;
-	return RPCRDMA_HDR_OK;
-}
-
-/* Reads an XDR boolean list discriminator (RFC 8166 section 4.2.1). */
-static inline enum rpcrdma_hdr_err dec_bool(struct dec *d, uint32_t *v)
-{
-	if (d->left < 4)
-		return RPCRDMA_HDR_ETRUNC;
-	*v = get32(d->p);
-	d->p += 4;
-	d->left -= 4;
-	if (*v > 1)
-		return RPCRDMA_HDR_EBOOL;
 	return RPCRDMA_HDR_OK;
 }
 
 /* RFC 8166 section 4.2.1: rpcrdma1_chunks, the three lists in order. */
-static enum rpcrdma_hdr_err dec_chunks(struct dec *d, struct rpcrdma_msg *m,
-				       const struct rpcrdma_limits *lim)
+static enum rpcrdma_hdr_err dec_chunks(const uint8_t *p, size_t *leftp,
+				       const struct rpcrdma_limits *lim,
+				       struct rpcrdma_msg *m)
 {
 	uint32_t max_reads = min32(lim->max_read_segs, RPCRDMA_MAX_READ_SEGS);
 	uint32_t max_writes = min32(lim->max_write_chunks,
 				    RPCRDMA_MAX_WRITE_CHUNKS);
+	uint32_t max_segs = min32(lim->max_chunk_segs, RPCRDMA_MAX_SEGS);
 	bool nomsg = m->proc == RPCRDMA_NOMSG;
-	enum rpcrdma_hdr_err ret;
-	uint32_t n, disc, pos, prev = 0;
 	struct rpcrdma_read_segment *rs;
+	struct rpcrdma_chunk *c;
+	enum rpcrdma_hdr_err ret;
+	uint32_t n, disc, pos, prev, count, nsegs = 0;
+	size_t left = *leftp, need;
+	uint64_t total = 0;
 
 	/*
 	 * Read list. RFC 8166 section 4.1.3 / 3.5.3: positions are XDR
-	 * aligned offsets into the RPC message; segments sharing a position
-	 * form one chunk, listed in order. Position zero (the whole RPC
-	 * message, section 3.5.3) only makes sense with RDMA_NOMSG.
+	 * aligned offsets into the RPC message, in order; segments sharing a
+	 * position form one chunk. Position zero (the whole RPC message)
+	 * only with RDMA_NOMSG: starting prev at 1 for RDMA_MSG makes a zero
+	 * position fail the same order test.
 	 */
+	if (unlikely(left < 4))
+		return RPCRDMA_HDR_ETRUNC;
+	prev = nomsg ? 0 : 1;
 	rs = m->reads;
-	for (n = 0;; n++, rs++) {
-		ret = dec_bool(d, &disc);
-		if (ret)
-			return ret;
-		if (!disc)
-			break;
-		if (n >= max_reads)
+	for (n = 0; (disc = get32(p)) != 0; n++, rs++) {
+		if (unlikely(disc != 1))
+			return RPCRDMA_HDR_EBOOL;
+		if (unlikely(n >= max_reads))
 			return RPCRDMA_HDR_EREADS;
-		if (d->left < RPCRDMA_READ_SEG_WIRE - 4)
+		/* discriminator, position, segment, next discriminator */
+		if (unlikely(left < RPCRDMA_READ_SEG_WIRE + 4))
 			return RPCRDMA_HDR_ETRUNC;
-		pos = get32(d->p);
-		if (pos & (RPCRDMA_XDR_UNIT - 1))
-			return RPCRDMA_HDR_EPOSALIGN;
-		if (pos < prev)
-			return RPCRDMA_HDR_EPOSORDER;
-		if (pos == 0 && !nomsg)
-			return RPCRDMA_HDR_EPOSZERO;
+		pos = get32(p + 4);
+		if (unlikely(pos < prev || (pos & (RPCRDMA_XDR_UNIT - 1))))
+			return pos_err(pos, nomsg);
 		prev = pos;
 		rs->position = pos;
-		get_seg(d->p + 4, &rs->seg);
-		d->total += rs->seg.length;
-		d->p += RPCRDMA_READ_SEG_WIRE - 4;
-		d->left -= RPCRDMA_READ_SEG_WIRE - 4;
+		get_seg(p + 8, &rs->seg);
+		total += rs->seg.length;
+		p += RPCRDMA_READ_SEG_WIRE;
+		left -= RPCRDMA_READ_SEG_WIRE;
 	}
 	m->nreads = n;
 
 	/* Write list: RFC 8166 section 4.2.1.2, a list of counted arrays. */
-	for (n = 0;; n++) {
-		ret = dec_bool(d, &disc);
-		if (ret)
-			return ret;
-		if (!disc)
-			break;
-		if (n >= max_writes)
+	if (unlikely(left < 8))
+		return RPCRDMA_HDR_ETRUNC;
+	p += 4;
+	left -= 4;
+	for (n = 0; (disc = get32(p)) != 0; n++) {
+		if (unlikely(disc != 1))
+			return RPCRDMA_HDR_EBOOL;
+		if (unlikely(n >= max_writes))
 			return RPCRDMA_HDR_EWRITES;
-		ret = dec_chunk(d, m, &m->writes[n]);
+		if (unlikely(left < 8))
+			return RPCRDMA_HDR_ETRUNC;
+		count = get32(p + 4);
+		ret = chunk_count(count, max_segs, nsegs);
 		if (ret)
 			return ret;
-		m->nwrites = n + 1;
+		/* discriminator, count, segments, next discriminator */
+		need = 8 + (size_t)count * RPCRDMA_SEGMENT_WIRE;
+		if (unlikely(left < need + 4))
+			return RPCRDMA_HDR_ETRUNC;
+		c = &m->writes[n];
+		c->first = nsegs;
+		c->nsegs = count;
+		dec_segs(p + 8, &m->segs[nsegs], count, &total);
+		nsegs += count;
+		p += need;
+		left -= need;
 	}
+	m->nwrites = n;
 
 	/* Reply chunk: an optional counted array (section 4.2.1.3). */
-	ret = dec_bool(d, &disc);
-	if (ret)
-		return ret;
-	if (disc) {
-		ret = dec_chunk(d, m, &m->reply);
+	if (unlikely(left < 8))
+		return RPCRDMA_HDR_ETRUNC;
+	p += 4;
+	left -= 4;
+	disc = get32(p);
+	if (disc == 1) {
+		if (unlikely(left < 8))
+			return RPCRDMA_HDR_ETRUNC;
+		count = get32(p + 4);
+		ret = chunk_count(count, max_segs, nsegs);
 		if (ret)
 			return ret;
+		need = 8 + (size_t)count * RPCRDMA_SEGMENT_WIRE;
+		if (unlikely(left < need))
+			return RPCRDMA_HDR_ETRUNC;
+		m->reply.first = nsegs;
+		m->reply.nsegs = count;
+		dec_segs(p + 8, &m->segs[nsegs], count, &total);
+		nsegs += count;
 		m->has_reply = true;
+		left -= need;
+	} else if (likely(disc == 0)) {
+		left -= 4;
+	} else {
+		return RPCRDMA_HDR_EBOOL;
 	}
-	m->nsegs = d->nsegs;
+	m->nsegs = nsegs;
+	*leftp = left;
 
-	if (d->total > lim->max_chunk_bytes)
+	if (unlikely(total > lim->max_chunk_bytes))
 		return RPCRDMA_HDR_ECHUNKLEN;
 
 	/*
@@ -219,23 +260,22 @@ static enum rpcrdma_hdr_err dec_chunks(struct dec *d, struct rpcrdma_msg *m,
 }
 
 /* RFC 8166 section 4.2.4 / 5: rpcrdma1_error. */
-static enum rpcrdma_hdr_err dec_error(struct dec *d, struct rpcrdma_msg *m)
+static enum rpcrdma_hdr_err dec_error(const uint8_t *p, size_t *leftp,
+				      struct rpcrdma_msg *m)
 {
-	if (d->left < 4)
+	if (*leftp < 4)
 		return RPCRDMA_HDR_ETRUNC;
-	m->err = get32(d->p);
-	d->p += 4;
-	d->left -= 4;
+	m->err = get32(p);
 	switch (m->err) {
 	case RPCRDMA_ERR_VERS:
-		if (d->left < 8)
+		if (*leftp < 12)
 			return RPCRDMA_HDR_ETRUNC;
-		m->vers_low = get32(d->p);
-		m->vers_high = get32(d->p + 4);
-		d->p += 8;
-		d->left -= 8;
+		m->vers_low = get32(p + 4);
+		m->vers_high = get32(p + 8);
+		*leftp -= 12;
 		return RPCRDMA_HDR_OK;
 	case RPCRDMA_ERR_CHUNK:
+		*leftp -= 4;
 		return RPCRDMA_HDR_OK;
 	default:
 		return RPCRDMA_HDR_EERRCODE;
@@ -248,39 +288,34 @@ enum rpcrdma_hdr_err rpcrdma_hdr_decode(const void *buf, size_t len,
 {
 	const uint8_t *p = buf;
 	enum rpcrdma_hdr_err ret;
-	struct dec d;
+	size_t left;
 
-	if (len < RPCRDMA_HDR_FIXED)
+	if (unlikely(len < RPCRDMA_HDR_FIXED))
 		return RPCRDMA_HDR_ESHORT;
 	m->xid = get32(p);
 	m->vers = get32(p + 4);
 	m->credits = get32(p + 8);
 	m->proc = get32(p + 12);
 	/* RFC 8166 section 4.3: check the version before anything else. */
-	if (m->vers != RPCRDMA_VERSION)
+	if (unlikely(m->vers != RPCRDMA_VERSION))
 		return RPCRDMA_HDR_EVERS;
 
+	/* Only the counts: the arrays are valid up to them. */
 	m->nreads = 0;
 	m->nwrites = 0;
 	m->nsegs = 0;
 	m->has_reply = false;
 	m->err = 0;
-	d.p = p + RPCRDMA_HDR_FIXED;
-	d.left = len - RPCRDMA_HDR_FIXED;
-	d.nsegs = 0;
-	d.total = 0;
+	left = len - RPCRDMA_HDR_FIXED;
 
 	switch (m->proc) {
 	case RPCRDMA_MSG:
 	case RPCRDMA_NOMSG:
-		if (!lim)
-			lim = &default_limits;
-		d.max_chunk_segs = min32(lim->max_chunk_segs,
-					 RPCRDMA_MAX_SEGS);
-		ret = dec_chunks(&d, m, lim);
+		ret = dec_chunks(p + RPCRDMA_HDR_FIXED, &left,
+				 lim ? lim : &default_limits, m);
 		break;
 	case RPCRDMA_ERROR:
-		ret = dec_error(&d, m);
+		ret = dec_error(p + RPCRDMA_HDR_FIXED, &left, m);
 		break;
 	/* RFC 8166 section 4.5: deprecated; answer with ERR_CHUNK. */
 	case RPCRDMA_MSGP:
@@ -291,7 +326,7 @@ enum rpcrdma_hdr_err rpcrdma_hdr_decode(const void *buf, size_t len,
 		return RPCRDMA_HDR_EPROC;
 	}
 	if (ret == RPCRDMA_HDR_OK && hdr_len)
-		*hdr_len = len - d.left;
+		*hdr_len = len - left;
 	return ret;
 }
 
@@ -501,7 +536,7 @@ static inline bool chunk_ok(const struct rpcrdma_chunk *c, uint32_t pool)
  */
 static size_t enc_check(const struct rpcrdma_msg *m)
 {
-	uint32_t i, prev = 0, total_segs = 0;
+	uint32_t i, prev, total_segs = 0;
 	size_t len;
 
 	if (m->vers != RPCRDMA_VERSION)
@@ -518,13 +553,15 @@ static size_t enc_check(const struct rpcrdma_msg *m)
 	    m->nsegs > RPCRDMA_MAX_SEGS)
 		return 0;
 
-	/* Same read-list rules as the decoder (RFC 8166 section 3.5.3). */
+	/*
+	 * Same read-list rules as the decoder (RFC 8166 section 3.5.3):
+	 * aligned, in order, position zero only with RDMA_NOMSG.
+	 */
+	prev = m->proc == RPCRDMA_NOMSG ? 0 : 1;
 	for (i = 0; i < m->nreads; i++) {
 		uint32_t pos = m->reads[i].position;
 
-		if ((pos & (RPCRDMA_XDR_UNIT - 1)) || pos < prev)
-			return 0;
-		if (pos == 0 && m->proc != RPCRDMA_NOMSG)
+		if (pos < prev || (pos & (RPCRDMA_XDR_UNIT - 1)))
 			return 0;
 		prev = pos;
 	}
@@ -554,27 +591,29 @@ static inline uint8_t *enc_chunk(uint8_t *p, const struct rpcrdma_msg *m,
 				 const struct rpcrdma_chunk *c)
 {
 	const struct rpcrdma_segment *s = &m->segs[c->first];
-	uint32_t i;
+	const struct rpcrdma_segment *end = s + c->nsegs;
 
 	put32(p, 1);
 	put32(p + 4, c->nsegs);
 	p += 8;
-	for (i = 0; i < c->nsegs; i++)
-		p = put_seg(p, &s[i]);
+	/* Locals for the bounds: stores through p may alias *m. */
+	for (; s < end; s++)
+		p = put_seg(p, s);
 	return p;
 }
 
 int rpcrdma_hdr_encode(const struct rpcrdma_msg *m, void *buf, size_t len,
 		       size_t *used)
 {
+	const struct rpcrdma_read_segment *rs, *rend;
+	const struct rpcrdma_chunk *c, *cend;
 	uint8_t *p = buf;
 	size_t size;
-	uint32_t i;
 
 	size = enc_check(m);
-	if (!size)
+	if (unlikely(!size))
 		return -EINVAL;
-	if (size > len)
+	if (unlikely(size > len))
 		return -ENOSPC;
 
 	put32(p, m->xid);
@@ -590,15 +629,19 @@ int rpcrdma_hdr_encode(const struct rpcrdma_msg *m, void *buf, size_t len,
 			put32(p + 8, m->vers_high);
 		}
 	} else {
-		for (i = 0; i < m->nreads; i++) {
+		rs = m->reads;
+		rend = rs + m->nreads;
+		for (; rs < rend; rs++) {
 			put32(p, 1);
-			put32(p + 4, m->reads[i].position);
-			p = put_seg(p + 8, &m->reads[i].seg);
+			put32(p + 4, rs->position);
+			p = put_seg(p + 8, &rs->seg);
 		}
 		put32(p, 0);
 		p += 4;
-		for (i = 0; i < m->nwrites; i++)
-			p = enc_chunk(p, m, &m->writes[i]);
+		c = m->writes;
+		cend = c + m->nwrites;
+		for (; c < cend; c++)
+			p = enc_chunk(p, m, c);
 		put32(p, 0);
 		p += 4;
 		if (m->has_reply)
