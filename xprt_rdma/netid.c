@@ -1,1 +1,300 @@
-/* placeholder: being written */
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The netids "rdma" and "rdma6" in libtirpc's own creators.
+ *
+ * Why interpose: libtirpc's clnt_create, clnt_tp_create, svc_create,
+ * svc_tp_create and getnetconfigent know only the transports listed in
+ * /etc/netconfig and the socket-based clnt_vc / clnt_dg / svc_vc / svc_dg
+ * behind them; there is no hook for a new transport. A program linked
+ * with -lrpcrdma before -ltirpc binds these names to the definitions
+ * below, which serve the rdma netids themselves and hand every other
+ * netid, unchanged, to the libtirpc function found with
+ * dlsym(RTLD_NEXT, name). (libtirpc's own internal calls keep going to
+ * libtirpc: they are bound to its TIRPC_0.3.0 symbol versions.)
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <netconfig.h>
+#include <rpc/rpc.h>
+#include "xprt.h"
+
+typedef struct netconfig *(*getnetconfigent_fn)(const char *);
+typedef void (*freenetconfigent_fn)(struct netconfig *);
+typedef CLIENT *(*clnt_create_fn)(const char *, rpcprog_t, rpcvers_t,
+				  const char *);
+typedef CLIENT *(*clnt_create_timed_fn)(const char *, rpcprog_t, rpcvers_t,
+					const char *, const struct timeval *);
+typedef CLIENT *(*clnt_tp_create_fn)(const char *, rpcprog_t, rpcvers_t,
+				     const struct netconfig *);
+typedef CLIENT *(*clnt_tp_create_timed_fn)(const char *, rpcprog_t,
+					   rpcvers_t,
+					   const struct netconfig *,
+					   const struct timeval *);
+typedef void (*dispatch_fn)(struct svc_req *, SVCXPRT *);
+typedef int (*svc_create_fn)(dispatch_fn, rpcprog_t, rpcvers_t,
+			     const char *);
+typedef SVCXPRT *(*svc_tp_create_fn)(dispatch_fn, rpcprog_t, rpcvers_t,
+				     const struct netconfig *);
+
+static struct {
+	getnetconfigent_fn getnetconfigent;
+	freenetconfigent_fn freenetconfigent;
+	clnt_create_fn clnt_create;
+	clnt_create_timed_fn clnt_create_timed;
+	clnt_tp_create_fn clnt_tp_create;
+	clnt_tp_create_timed_fn clnt_tp_create_timed;
+	svc_create_fn svc_create;
+	svc_tp_create_fn svc_tp_create;
+} real;
+
+static pthread_once_t real_once = PTHREAD_ONCE_INIT;
+
+/*
+ * The next definition after ours; when librpcrdma was loaded after
+ * libtirpc (no interposition then, but our names may still be called
+ * directly), libtirpc's own, looked up by its symbol version.
+ */
+static void *next_sym(const char *name)
+{
+	void *h, *p = dlsym(RTLD_NEXT, name);
+
+	if (p)
+		return p;
+	h = dlopen("libtirpc.so.3", RTLD_LAZY | RTLD_NOLOAD);
+	if (!h)
+		return NULL;
+	p = dlvsym(h, name, "TIRPC_0.3.0");
+	dlclose(h);
+	return p;
+}
+
+static void resolve_real(void)
+{
+	real.getnetconfigent =
+		(getnetconfigent_fn)next_sym("getnetconfigent");
+	real.freenetconfigent =
+		(freenetconfigent_fn)next_sym("freenetconfigent");
+	real.clnt_create = (clnt_create_fn)next_sym("clnt_create");
+	real.clnt_create_timed =
+		(clnt_create_timed_fn)next_sym("clnt_create_timed");
+	real.clnt_tp_create = (clnt_tp_create_fn)next_sym("clnt_tp_create");
+	real.clnt_tp_create_timed =
+		(clnt_tp_create_timed_fn)next_sym("clnt_tp_create_timed");
+	real.svc_create = (svc_create_fn)next_sym("svc_create");
+	real.svc_tp_create = (svc_tp_create_fn)next_sym("svc_tp_create");
+}
+
+static void need_real(void)
+{
+	pthread_once(&real_once, resolve_real);
+}
+
+static void no_real(void)
+{
+	rpc_createerr.cf_stat = RPC_SYSTEMERROR;
+	rpc_createerr.cf_error.re_errno = ENOSYS;
+}
+
+/* ---- our two netconfig entries ---- */
+
+static char nc_rdma_id[] = "rdma", nc_rdma6_id[] = "rdma6";
+static char nc_inet[] = NC_INET, nc_inet6[] = NC_INET6;
+static char nc_proto_rdma[] = "rdma", nc_dev[] = "-";
+
+/* Static: getnetconfigent hands these out, freenetconfigent ignores them. */
+static struct netconfig nc_rdma = {
+	.nc_netid = nc_rdma_id,
+	.nc_semantics = NC_TPI_COTS_ORD,
+	.nc_flag = NC_VISIBLE,
+	.nc_protofmly = nc_inet,
+	.nc_proto = nc_proto_rdma,
+	.nc_device = nc_dev,
+};
+static struct netconfig nc_rdma6 = {
+	.nc_netid = nc_rdma6_id,
+	.nc_semantics = NC_TPI_COTS_ORD,
+	.nc_flag = NC_VISIBLE,
+	.nc_protofmly = nc_inet6,
+	.nc_proto = nc_proto_rdma,
+	.nc_device = nc_dev,
+};
+
+static struct netconfig *rdma_nconf(const char *netid)
+{
+	if (!netid)
+		return NULL;
+	if (strcmp(netid, "rdma") == 0)
+		return &nc_rdma;
+	if (strcmp(netid, "rdma6") == 0)
+		return &nc_rdma6;
+	return NULL;
+}
+
+static bool is_rdma_nconf(const struct netconfig *nc)
+{
+	return nc && (nc == &nc_rdma || nc == &nc_rdma6 ||
+		      rdma_nconf(nc->nc_netid));
+}
+
+struct netconfig *getnetconfigent(const char *netid)
+{
+	struct netconfig *nc = rdma_nconf(netid);
+
+	if (nc)
+		return nc;
+	need_real();
+	if (!real.getnetconfigent)
+		return NULL;
+	return real.getnetconfigent(netid);
+}
+
+void freenetconfigent(struct netconfig *nc)
+{
+	if (!nc || nc == &nc_rdma || nc == &nc_rdma6)
+		return;
+	need_real();
+	if (real.freenetconfigent)
+		real.freenetconfigent(nc);
+}
+
+/* ---- clients ---- */
+
+static CLIENT *rdma_clnt(const char *host, rpcprog_t prog, rpcvers_t vers,
+			 const struct timeval *tp)
+{
+	struct rpcrdma_opts o;
+
+	rpcrdma_opts_from_env(&o);
+	if (tp && (tp->tv_sec > 0 || tp->tv_usec > 0)) {
+		long ms = tp->tv_sec > 86400 ? 86400000L :
+			  (long)tp->tv_sec * 1000 + tp->tv_usec / 1000;
+
+		o.timeout_ms = ms > 0 ? (int)ms : 1;
+	}
+	return clnt_rdma_create(host, prog, vers, &o);
+}
+
+CLIENT *clnt_create(const char *host, rpcprog_t prog, rpcvers_t vers,
+		    const char *nettype)
+{
+	if (rdma_nconf(nettype))
+		return rdma_clnt(host, prog, vers, NULL);
+	need_real();
+	if (!real.clnt_create) {
+		no_real();
+		return NULL;
+	}
+	return real.clnt_create(host, prog, vers, nettype);
+}
+
+CLIENT *clnt_create_timed(const char *host, rpcprog_t prog, rpcvers_t vers,
+			  const char *nettype, const struct timeval *tp)
+{
+	if (rdma_nconf(nettype))
+		return rdma_clnt(host, prog, vers, tp);
+	need_real();
+	if (!real.clnt_create_timed) {
+		no_real();
+		return NULL;
+	}
+	return real.clnt_create_timed(host, prog, vers, nettype, tp);
+}
+
+CLIENT *clnt_tp_create(const char *host, rpcprog_t prog, rpcvers_t vers,
+		       const struct netconfig *nc)
+{
+	if (is_rdma_nconf(nc))
+		return rdma_clnt(host, prog, vers, NULL);
+	need_real();
+	if (!real.clnt_tp_create) {
+		no_real();
+		return NULL;
+	}
+	return real.clnt_tp_create(host, prog, vers, nc);
+}
+
+CLIENT *clnt_tp_create_timed(const char *host, rpcprog_t prog,
+			     rpcvers_t vers, const struct netconfig *nc,
+			     const struct timeval *tp)
+{
+	if (is_rdma_nconf(nc))
+		return rdma_clnt(host, prog, vers, tp);
+	need_real();
+	if (!real.clnt_tp_create_timed) {
+		no_real();
+		return NULL;
+	}
+	return real.clnt_tp_create_timed(host, prog, vers, nc, tp);
+}
+
+/* ---- servers ---- */
+
+static SVCXPRT *rdma_listener(const char *netid)
+{
+	struct rpcrdma_opts o;
+
+	rpcrdma_opts_from_env(&o);
+	return svc_rdma_create(strcmp(netid, "rdma6") == 0 ? "::" : NULL, &o);
+}
+
+/*
+ * Like libtirpc's svc_create, one listener per netid serves every program
+ * created through it.
+ */
+static pthread_mutex_t svc_lock = PTHREAD_MUTEX_INITIALIZER;
+static SVCXPRT *svc_made[2];
+
+int svc_create(dispatch_fn dispatch, rpcprog_t prog, rpcvers_t vers,
+	       const char *nettype)
+{
+	struct netconfig *nc = rdma_nconf(nettype);
+	SVCXPRT **slot, *xprt;
+	int n = 0;
+
+	if (!nc) {
+		need_real();
+		if (!real.svc_create)
+			return 0;
+		return real.svc_create(dispatch, prog, vers, nettype);
+	}
+	slot = &svc_made[nc == &nc_rdma6];
+	pthread_mutex_lock(&svc_lock);
+	xprt = *slot;
+	if (!xprt)
+		xprt = rdma_listener(nc->nc_netid);
+	if (xprt) {
+		if (rpcrdma_svc_reg(xprt, prog, vers, dispatch)) {
+			*slot = xprt;
+			n = 1;
+		} else if (!*slot) {
+			svc_destroy(xprt);
+		}
+	}
+	pthread_mutex_unlock(&svc_lock);
+	return n;
+}
+
+SVCXPRT *svc_tp_create(dispatch_fn dispatch, rpcprog_t prog, rpcvers_t vers,
+		       const struct netconfig *nc)
+{
+	SVCXPRT *xprt;
+
+	if (!is_rdma_nconf(nc)) {
+		need_real();
+		if (!real.svc_tp_create)
+			return NULL;
+		return real.svc_tp_create(dispatch, prog, vers, nc);
+	}
+	xprt = rdma_listener(nc->nc_netid);
+	if (!xprt)
+		return NULL;
+	if (!rpcrdma_svc_reg(xprt, prog, vers, dispatch)) {
+		svc_destroy(xprt);
+		return NULL;
+	}
+	return xprt;
+}

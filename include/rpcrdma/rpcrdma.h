@@ -40,8 +40,15 @@ void rpcrdma_opts_default(struct rpcrdma_opts *o);
 
 CLIENT *clnt_rdma_create(const char *host, rpcprog_t prog, rpcvers_t vers,
 			 const struct rpcrdma_opts *opts);
-/* A listener; registers with rpcbind under "rdma" when rpcbind runs. */
+/* A listener on addr (an IPv4/IPv6 literal, NULL: any) and opts->port
+ * (0: 20049); opts NULL: defaults and RPCRDMA_* environment. It is
+ * xprt_register'ed; it registers nothing with rpcbind by itself. */
 SVCXPRT *svc_rdma_create(const char *addr, const struct rpcrdma_opts *opts);
+/* svc_reg(xprt, prog, vers, dispatch, NULL) plus RPCBPROC_SET under the
+ * transport's netid ("rdma"/"rdma6") when rpcbind runs (its absence is not
+ * an error). svc_create / svc_tp_create with an rdma netid do this. */
+bool rpcrdma_svc_reg(SVCXPRT *xprt, rpcprog_t prog, rpcvers_t vers,
+		     void (*dispatch)(struct svc_req *, SVCXPRT *));
 
 /* Per-connection counters of a CLIENT or of a connection SVCXPRT. */
 int rpcrdma_clnt_stats(CLIENT *cl, struct rpcrdma_stats *out);
