@@ -263,6 +263,15 @@ START_TEST(splice_overflow)
 	ck_assert_uint_eq(rpcrdma_splice_len(SIZE_MAX, &four, 1), 0);
 	ck_assert_int_eq(rpcrdma_splice(inl16, SIZE_MAX, &four, 1, out,
 					sizeof(out), &len), -ENOSPC);
+	/* A decreasing position is caught as such even when the inline
+	 * length is so large that pos - built, wrapped, would look small. */
+	{
+		const struct rpcrdma_piece back[2] = { { 8, inl16, 16 },
+						       { 4, p5, 4 } };
+
+		ck_assert_int_eq(rpcrdma_splice(inl16, SIZE_MAX, back, 2, out,
+						sizeof(out), &len), -EINVAL);
+	}
 }
 END_TEST
 
