@@ -1,0 +1,108 @@
+#!/bin/bash
+# Runs inside the Soft-RoCE guest, in chroot of the host's / (see
+# tests/vm/init), as the job script that tests/vm/run copied into the job
+# directory next to env.sh. Brings up the fabric of softroce-vm.md (veth
+# pair v0/v1, rxe0 on v0, rxe1 on v1, routing forced over the pair), then
+# runs the command in the host's cwd and leaves its exit status in
+# $job/status. The current step is kept in $job/step and the reason of a
+# failure in $job/error, so the host can say which step failed.
+job=$(dirname "$0")
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root LC_ALL=C
+# shellcheck source=/dev/null
+. "$job/env.sh"
+
+A=$RPCRDMA_ADDR_A
+B=$RPCRDMA_ADDR_B
+
+step() {
+	echo "$1" >"$job/step"
+	echo "rpcrdma-vm: guest: $1 (uptime $(cut -d' ' -f1 /proc/uptime) s)"
+}
+
+fail() {
+	echo "$*" >"$job/error"
+	echo "rpcrdma-vm: guest: step failed: $*"
+	exit 1
+}
+
+# Run a command; on failure record it with its output as the step's error.
+run() {
+	local out
+	out=$("$@" 2>&1) || fail "'$*': ${out:-exit status $?}"
+}
+
+step modules
+# crc32_generic first: rdma_rxe needs crc32 and the autoloader cannot
+# always find it (softroce-vm.md, "rxe pitfall").
+run modprobe -a crc32_generic rdma_rxe ib_uverbs rdma_ucm veth
+
+step network
+# Plain writes to /proc/sys and batches of ip commands: every exec costs
+# time in a TCG guest that reads its binaries over 9p.
+sysctl_set() {
+	echo "$3" >"/proc/sys/net/ipv4/conf/$1/$2" ||
+		fail "cannot set net.ipv4.conf.$1.$2=$3"
+}
+for i in all default; do
+	sysctl_set "$i" rp_filter 0
+	sysctl_set "$i" accept_local 1
+done
+run ip -batch - <<EOF
+link set lo up
+link add v0 type veth peer name v1
+address add $A/24 dev v0
+address add $B/24 dev v1
+EOF
+for i in v0 v1; do
+	sysctl_set "$i" rp_filter 0
+	sysctl_set "$i" accept_local 1
+	sysctl_set "$i" arp_ignore 1
+done
+# Both ends live in one kernel: without these rules traffic between A and
+# B takes lo and a bound source address fails to resolve (ADDR_ERROR).
+run ip -batch - <<EOF
+link set v0 up
+link set v1 up
+rule add pref 100 lookup local
+rule del pref 0
+rule add pref 10 iif lo from $A to $B lookup 10
+rule add pref 11 iif lo from $B to $A lookup 11
+route add $B dev v0 src $A table 10
+route add $A dev v1 src $B table 11
+EOF
+
+step rxe
+run rdma -b - <<EOF
+link add rxe0 type rxe netdev v0
+link add rxe1 type rxe netdev v1
+EOF
+
+step rxe-active
+for dev in rxe0 rxe1; do
+	st=
+	for _ in $(seq 100); do
+		st=$(cat "/sys/class/infiniband/$dev/ports/1/state" 2>/dev/null)
+		case "$st" in *ACTIVE*) break ;; esac
+		sleep 0.2
+	done
+	case "$st" in
+	*ACTIVE*) ;;
+	*) fail "$dev port 1 is not ACTIVE after 20 s (state: ${st:-none})" ;;
+	esac
+done
+
+step command
+cd "$RPCRDMA_VM_CWD" || fail "cannot cd to $RPCRDMA_VM_CWD"
+echo "rpcrdma-vm: guest: ready, running: ${RPCRDMA_VM_CMD[*]}"
+timeout -k 5 "$RPCRDMA_VM_CMD_TIMEOUT" "${RPCRDMA_VM_CMD[@]}" \
+	</dev/null >>"$job/out" 2>&1
+rc=$?
+if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+	echo "command timed out after $RPCRDMA_VM_CMD_TIMEOUT s in the guest" \
+		>"$job/error"
+fi
+echo "$rc" >"$job/status"
+step done
+echo "rpcrdma-vm: guest: command exited with $rc"
+exit 0
