@@ -14,6 +14,7 @@
 #define RPCRDMA_ENGINE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -126,5 +127,22 @@ int rpcrdma_ep_read(struct rpcrdma_ep *ep, void *local, uint64_t len,
 int rpcrdma_ep_write(struct rpcrdma_ep *ep, const void *local, uint64_t len,
 		     const struct rpcrdma_segment *segs, uint32_t nsegs,
 		     uint32_t *written, int timeout_ms);
+
+/* --- counters (stats.c) --- */
+
+/* Updates a counter of ep (NULL: the process totals only) and the process
+ * totals, atomically; off is offsetof(struct rpcrdma_stats, field). The
+ * engine itself counts connects, disconnects, rdma_read_bytes,
+ * rdma_write_bytes and remote_invalidations (Send With Invalidate sent or
+ * received); the glue counts the rest. */
+void rpcrdma_stat_add(struct rpcrdma_ep *ep, size_t off, uint64_t n);
+void rpcrdma_stat_set(struct rpcrdma_ep *ep, size_t off, uint64_t v);
+void rpcrdma_stat_max(struct rpcrdma_ep *ep, size_t off, uint64_t v);
+#define RPCRDMA_STAT_ADD(ep, f, n) \
+	rpcrdma_stat_add((ep), offsetof(struct rpcrdma_stats, f), (n))
+#define RPCRDMA_STAT_SET(ep, f, v) \
+	rpcrdma_stat_set((ep), offsetof(struct rpcrdma_stats, f), (v))
+#define RPCRDMA_STAT_MAX(ep, f, v) \
+	rpcrdma_stat_max((ep), offsetof(struct rpcrdma_stats, f), (v))
 
 #endif /* RPCRDMA_ENGINE_H */

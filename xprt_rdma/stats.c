@@ -1,1 +1,80 @@
-/* placeholder: being written */
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Counters: every update goes to the endpoint's own struct and to the
+ * process totals, both with atomic operations (senders run on any thread).
+ */
+#include <stddef.h>
+#include <string.h>
+
+#include "engine.h"
+
+_Static_assert(sizeof(struct rpcrdma_stats) % sizeof(uint64_t) == 0,
+	       "struct rpcrdma_stats must hold only uint64_t counters");
+
+#define NSTATS (sizeof(struct rpcrdma_stats) / sizeof(uint64_t))
+
+static uint64_t global_stats[NSTATS];
+
+static uint64_t *field(struct rpcrdma_stats *s, size_t off)
+{
+	return (uint64_t *)((char *)s + off);
+}
+
+static bool off_ok(size_t off)
+{
+	return off % sizeof(uint64_t) == 0 &&
+	       off < sizeof(struct rpcrdma_stats);
+}
+
+void rpcrdma_stat_add(struct rpcrdma_ep *ep, size_t off, uint64_t n)
+{
+	if (!off_ok(off))
+		return;
+	__atomic_add_fetch(&global_stats[off / sizeof(uint64_t)], n,
+			   __ATOMIC_RELAXED);
+	if (ep)
+		__atomic_add_fetch(field(rpcrdma_ep_stats(ep), off), n,
+				   __ATOMIC_RELAXED);
+}
+
+void rpcrdma_stat_set(struct rpcrdma_ep *ep, size_t off, uint64_t v)
+{
+	if (!off_ok(off))
+		return;
+	__atomic_store_n(&global_stats[off / sizeof(uint64_t)], v,
+			 __ATOMIC_RELAXED);
+	if (ep)
+		__atomic_store_n(field(rpcrdma_ep_stats(ep), off), v,
+				 __ATOMIC_RELAXED);
+}
+
+static void atomic_max(uint64_t *p, uint64_t v)
+{
+	uint64_t cur = __atomic_load_n(p, __ATOMIC_RELAXED);
+
+	while (cur < v && !__atomic_compare_exchange_n(p, &cur, v, true,
+						       __ATOMIC_RELAXED,
+						       __ATOMIC_RELAXED))
+		;
+}
+
+void rpcrdma_stat_max(struct rpcrdma_ep *ep, size_t off, uint64_t v)
+{
+	if (!off_ok(off))
+		return;
+	atomic_max(&global_stats[off / sizeof(uint64_t)], v);
+	if (ep)
+		atomic_max(field(rpcrdma_ep_stats(ep), off), v);
+}
+
+void rpcrdma_stats_global(struct rpcrdma_stats *out)
+{
+	uint64_t v[NSTATS];
+	size_t i;
+
+	if (!out)
+		return;
+	for (i = 0; i < NSTATS; i++)
+		v[i] = __atomic_load_n(&global_stats[i], __ATOMIC_RELAXED);
+	memcpy(out, v, sizeof(*out));
+}

@@ -1,0 +1,791 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Connection management through librdmacm: client connect, listener and
+ * accept, RFC 8797 Private Data exchange, endpoint resources and teardown.
+ * The data path (completions, sends, RDMA Read / Write) is in engine.c;
+ * ep.h explains how an endpoint's fd reports both data and disconnection.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+
+#include "ep.h"
+
+/* Caps on what we ask of the device. */
+#define EP_MAX_RD_ATOM		16u
+#define EP_RX_EXTRA		8u	/* receives beyond credits */
+#define EP_TX_EXTRA		8u	/* send buffers beyond credits */
+#define EP_RDMA_PER_RPC		2u	/* SQ room per credit for Read/Write */
+#define EP_SQ_SLACK		16u
+#define EP_DEFAULT_TIMEOUT_MS	5000
+
+struct rpcrdma_listener {
+	struct rdma_event_channel *ch;
+	struct rdma_cm_id *id;
+	struct rpcrdma_ep_opts opts;
+	struct sockaddr_storage addr;
+	struct rpcrdma_ep *pending;	/* accepted, not yet established */
+};
+
+static int set_nonblock(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
+		return -errno;
+	return 0;
+}
+
+static int neg_errno(int fallback)
+{
+	return errno > 0 ? -errno : -fallback;
+}
+
+static int opts_timeout(const struct rpcrdma_ep_opts *o)
+{
+	return o->timeout_ms > 0 ? o->timeout_ms : EP_DEFAULT_TIMEOUT_MS;
+}
+
+static uint32_t min_u32(uint32_t a, uint32_t b)
+{
+	return a < b ? a : b;
+}
+
+static size_t sockaddr_len(const struct sockaddr *sa)
+{
+	switch (sa->sa_family) {
+	case AF_INET:
+		return sizeof(struct sockaddr_in);
+	case AF_INET6:
+		return sizeof(struct sockaddr_in6);
+	default:
+		return sizeof(struct sockaddr_storage);
+	}
+}
+
+/* Our own RFC 8797 message, from the options. */
+static void ep_local_pvtdata(struct rpcrdma_ep *ep)
+{
+	ep->local_pd.version = RPCRDMA_PVTDATA_VERSION;
+	ep->local_pd.remote_inv = ep->opts.remote_inv;
+	ep->local_pd.send_size = ep->opts.inline_send;
+	ep->local_pd.recv_size = ep->opts.inline_recv;
+}
+
+/* RFC 8797 section 5: settle the thresholds from the peer's message, if
+ * any. When we send none ourselves the peer applies the RFC 8166 defaults,
+ * so we must too. */
+static void ep_negotiate(struct rpcrdma_ep *ep, const void *pdata, size_t len)
+{
+	struct rpcrdma_pvtdata peer;
+	const struct rpcrdma_pvtdata *pp = NULL;
+
+	if (ep->opts.send_pvtdata && pdata && len &&
+	    rpcrdma_pvtdata_parse(pdata, len, &peer) == 0)
+		pp = &peer;
+	rpcrdma_pvtdata_negotiate(&ep->local_pd, pp, &ep->inl);
+	/* Never beyond what our buffers hold. */
+	if (ep->inl.send_max > ep->tx_size)
+		ep->inl.send_max = ep->tx_size;
+	if (ep->inl.recv_max > ep->rx_size)
+		ep->inl.recv_max = ep->rx_size;
+}
+
+static struct rpcrdma_ep *ep_alloc(const struct rpcrdma_ep_opts *o)
+{
+	struct rpcrdma_ep *ep = calloc(1, sizeof(*ep));
+
+	if (!ep)
+		return NULL;
+	ep->opts = *o;
+	ep->epfd = -1;
+	ep->down_err = -ENOTCONN;
+	if (pthread_mutex_init(&ep->lock, NULL)) {
+		free(ep);
+		return NULL;
+	}
+	ep->lock_init = true;
+	ep_local_pvtdata(ep);
+	return ep;
+}
+
+/* Releases whatever a (possibly partly built) endpoint holds, in reverse
+ * order of acquisition. The QP must already be in the error state or
+ * never connected. */
+static void ep_free(struct rpcrdma_ep *ep)
+{
+	if (ep->epfd >= 0)
+		close(ep->epfd);
+	if (ep->qp)
+		rdma_destroy_qp(ep->id);
+	if (ep->cq)
+		ibv_destroy_cq(ep->cq);
+	if (ep->comp_ch)
+		ibv_destroy_comp_channel(ep->comp_ch);
+	if (ep->tx_mr)
+		ibv_dereg_mr(ep->tx_mr);
+	if (ep->rx_mr)
+		ibv_dereg_mr(ep->rx_mr);
+	if (ep->pd)
+		ibv_dealloc_pd(ep->pd);
+	if (ep->id)
+		rdma_destroy_id(ep->id);
+	if (ep->cm_ch)
+		rdma_destroy_event_channel(ep->cm_ch);
+	free(ep->tx_seq);
+	free(ep->tx_mem);
+	free(ep->rxq);
+	free(ep->rx);
+	free(ep->rx_mem);
+	if (ep->lock_init)
+		pthread_mutex_destroy(&ep->lock);
+	free(ep);
+}
+
+static int ep_alloc_buffers(struct rpcrdma_ep *ep)
+{
+	size_t rx_bytes = (size_t)ep->nrx * ep->rx_size;
+	size_t tx_bytes = (size_t)ep->ntx * ep->tx_size;
+
+	ep->rx_mem = aligned_alloc(64, rx_bytes);
+	ep->tx_mem = aligned_alloc(64, tx_bytes);
+	ep->rx = calloc(ep->nrx, sizeof(*ep->rx));
+	ep->rxq = calloc(ep->nrx, sizeof(*ep->rxq));
+	ep->tx_seq = calloc(ep->ntx, sizeof(*ep->tx_seq));
+	if (!ep->rx_mem || !ep->tx_mem || !ep->rx || !ep->rxq || !ep->tx_seq)
+		return -ENOMEM;
+	memset(ep->rx_mem, 0, rx_bytes);
+	memset(ep->tx_mem, 0, tx_bytes);
+	/* Never exposed to the peer: local access only. */
+	ep->rx_mr = ibv_reg_mr(ep->pd, ep->rx_mem, rx_bytes,
+			       IBV_ACCESS_LOCAL_WRITE);
+	if (!ep->rx_mr)
+		return neg_errno(ENOMEM);
+	ep->tx_mr = ibv_reg_mr(ep->pd, ep->tx_mem, tx_bytes, 0);
+	if (!ep->tx_mr)
+		return neg_errno(ENOMEM);
+	return 0;
+}
+
+/*
+ * PD, completion channel, CQ, RC QP sized from the credits and the device,
+ * send and receive buffers; receives posted, CQ armed (so that a message
+ * arriving before the glue first polls still makes the fd readable).
+ */
+static int ep_setup(struct rpcrdma_ep *ep, struct rdma_cm_id *id)
+{
+	struct ibv_device_attr attr;
+	struct ibv_port_attr pattr;
+	struct ibv_qp_init_attr qa;
+	struct epoll_event ev;
+	uint32_t credits = ep->opts.credits ? ep->opts.credits : 1;
+	uint32_t max_wr, cqe, i;
+	int ret;
+
+	if (!id->verbs)
+		return -ENODEV;
+	if (ibv_query_device(id->verbs, &attr))
+		return neg_errno(EIO);
+	if (ibv_query_port(id->verbs, id->port_num, &pattr) == 0 &&
+	    pattr.max_msg_sz)
+		ep->max_msg_sz = pattr.max_msg_sz;
+	else
+		ep->max_msg_sz = 1u << 20;
+	if (ep->max_msg_sz > (1u << 30))
+		ep->max_msg_sz = 1u << 30;
+
+	max_wr = attr.max_qp_wr > 0 ? (uint32_t)attr.max_qp_wr : 64;
+	if (credits > max_wr / 4)
+		credits = max_wr / 4 ? max_wr / 4 : 1;
+	ep->nrx = min_u32(credits + EP_RX_EXTRA, max_wr);
+	ep->ntx = credits + EP_TX_EXTRA;
+	ep->sq_depth = min_u32(credits * (1 + EP_RDMA_PER_RPC) + EP_SQ_SLACK,
+			       max_wr);
+	/* Every run of signal_every WRs holds a signaled one, and both the
+	 * SQ and the send ring hold at least two runs: a full ring or SQ
+	 * always waits on a signaled WR. */
+	ep->signal_every = min_u32(ep->ntx, ep->sq_depth) / 4;
+	if (!ep->signal_every)
+		ep->signal_every = 1;
+	ep->rx_size = ep->opts.inline_recv > RPCRDMA_DEFAULT_INLINE ?
+			      ep->opts.inline_recv : RPCRDMA_DEFAULT_INLINE;
+	ep->tx_size = ep->opts.inline_send > RPCRDMA_DEFAULT_INLINE ?
+			      ep->opts.inline_send : RPCRDMA_DEFAULT_INLINE;
+
+	ep->initiator_depth = (uint8_t)min_u32(
+		attr.max_qp_init_rd_atom > 0 ? attr.max_qp_init_rd_atom : 1,
+		EP_MAX_RD_ATOM);
+	ep->responder_resources = (uint8_t)min_u32(
+		attr.max_qp_rd_atom > 0 ? attr.max_qp_rd_atom : 1,
+		EP_MAX_RD_ATOM);
+
+	ep->pd = ibv_alloc_pd(id->verbs);
+	if (!ep->pd)
+		return neg_errno(ENOMEM);
+	ep->comp_ch = ibv_create_comp_channel(id->verbs);
+	if (!ep->comp_ch)
+		return neg_errno(ENOMEM);
+	ret = set_nonblock(ep->comp_ch->fd);
+	if (ret)
+		return ret;
+	cqe = ep->nrx + ep->sq_depth + 1;
+	if (attr.max_cqe > 0 && cqe > (uint32_t)attr.max_cqe)
+		cqe = (uint32_t)attr.max_cqe;
+	ep->cq = ibv_create_cq(id->verbs, (int)cqe, ep, ep->comp_ch, 0);
+	if (!ep->cq)
+		return neg_errno(ENOMEM);
+
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_context = ep;
+	qa.send_cq = ep->cq;
+	qa.recv_cq = ep->cq;
+	qa.qp_type = IBV_QPT_RC;
+	qa.sq_sig_all = 0;
+	qa.cap.max_send_wr = ep->sq_depth;
+	qa.cap.max_recv_wr = ep->nrx;
+	qa.cap.max_send_sge = 1;	/* sends are copied, chunks contiguous */
+	qa.cap.max_recv_sge = 1;
+	if (rdma_create_qp(id, ep->pd, &qa))
+		return neg_errno(ENOMEM);
+	ep->qp = id->qp;
+	if (qa.cap.max_send_wr < ep->sq_depth)
+		ep->sq_depth = qa.cap.max_send_wr;
+
+	ret = ep_alloc_buffers(ep);
+	if (ret)
+		return ret;
+	/* Receives go up before the connection exists (the Linux client
+	 * uses rnr_retry_count 0: a missing receive kills it). */
+	for (i = 0; i < ep->nrx; i++) {
+		ret = ep_post_recv(ep, i);
+		if (ret)
+			return ret;
+	}
+	if (ibv_req_notify_cq(ep->cq, 0))
+		return neg_errno(EIO);
+
+	ep->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (ep->epfd < 0)
+		return -errno;
+	memset(&ev, 0, sizeof(ev));
+	ev.events = EPOLLIN;
+	ev.data.fd = ep->comp_ch->fd;
+	if (epoll_ctl(ep->epfd, EPOLL_CTL_ADD, ep->comp_ch->fd, &ev))
+		return -errno;
+	ev.data.fd = ep->cm_ch->fd;
+	if (epoll_ctl(ep->epfd, EPOLL_CTL_ADD, ep->cm_ch->fd, &ev))
+		return -errno;
+	return 0;
+}
+
+static void ep_set_established(struct rpcrdma_ep *ep)
+{
+	const struct sockaddr *pa = rdma_get_peer_addr(ep->id);
+
+	memcpy(&ep->peer, pa, sockaddr_len(pa));
+	pthread_mutex_lock(&ep->lock);
+	__atomic_store_n(&ep->connected, true, __ATOMIC_RELEASE);
+	ep->was_connected = true;
+	pthread_mutex_unlock(&ep->lock);
+	RPCRDMA_STAT_ADD(ep, connects, 1);
+}
+
+/* Waits for the next CM event on ch until deadline (ms, monotonic). */
+static int cm_wait(struct rdma_event_channel *ch, uint64_t deadline,
+		   struct rdma_cm_event **evp)
+{
+	struct pollfd pfd = { .fd = ch->fd, .events = POLLIN };
+
+	for (;;) {
+		uint64_t now;
+		int n;
+
+		if (rdma_get_cm_event(ch, evp) == 0)
+			return 0;
+		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+			return neg_errno(EIO);
+		now = ep_now_ms();
+		if (now >= deadline)
+			return -ETIMEDOUT;
+		n = poll(&pfd, 1, (int)(deadline - now));
+		if (n < 0 && errno != EINTR)
+			return -errno;
+	}
+}
+
+/* Waits for one event of kind want; anything else is a failure. */
+static int cm_expect(struct rpcrdma_ep *ep, enum rdma_cm_event_type want,
+		     uint64_t deadline)
+{
+	struct rdma_cm_event *ev;
+	int ret = cm_wait(ep->cm_ch, deadline, &ev);
+
+	if (ret)
+		return ret;
+	if (ev->event == want) {
+		ret = 0;
+	} else {
+		switch (ev->event) {
+		case RDMA_CM_EVENT_ADDR_ERROR:
+		case RDMA_CM_EVENT_ROUTE_ERROR:
+			ret = ev->status < 0 ? ev->status : -EHOSTUNREACH;
+			break;
+		case RDMA_CM_EVENT_REJECTED:
+			ret = -ECONNREFUSED;
+			break;
+		case RDMA_CM_EVENT_UNREACHABLE:
+			ret = -ETIMEDOUT;
+			break;
+		case RDMA_CM_EVENT_DEVICE_REMOVAL:
+			ret = -ENODEV;
+			break;
+		default:
+			ret = -ECONNABORTED;
+			break;
+		}
+	}
+	rdma_ack_cm_event(ev);
+	return ret;
+}
+
+int rpcrdma_ep_connect(const struct sockaddr *dst, const struct sockaddr *src,
+		       const struct rpcrdma_ep_opts *o, struct rpcrdma_ep **out)
+{
+	struct rdma_conn_param cp;
+	struct rdma_cm_event *ev;
+	uint8_t pd[RPCRDMA_PVTDATA_LEN];
+	uint8_t peer_pd[256];
+	size_t peer_len = 0;
+	struct rpcrdma_ep *ep;
+	uint64_t deadline;
+	int tmo, ret;
+
+	if (!dst || !o || !out)
+		return -EINVAL;
+	*out = NULL;
+	ep = ep_alloc(o);
+	if (!ep)
+		return -ENOMEM;
+	tmo = opts_timeout(o);
+	if (o->send_pvtdata) {
+		ret = rpcrdma_pvtdata_encode(&ep->local_pd, pd);
+		if (ret)
+			goto out_free;
+	}
+
+	ep->cm_ch = rdma_create_event_channel();
+	if (!ep->cm_ch) {
+		ret = neg_errno(ENODEV);
+		goto out_free;
+	}
+	ret = set_nonblock(ep->cm_ch->fd);
+	if (ret)
+		goto out_free;
+	if (rdma_create_id(ep->cm_ch, &ep->id, ep, RDMA_PS_TCP)) {
+		ret = neg_errno(ENOMEM);
+		goto out_free;
+	}
+
+	deadline = ep_now_ms() + (uint64_t)tmo + 1000;
+	if (rdma_resolve_addr(ep->id, (struct sockaddr *)src,
+			      (struct sockaddr *)dst, tmo)) {
+		ret = neg_errno(EHOSTUNREACH);
+		goto out_free;
+	}
+	ret = cm_expect(ep, RDMA_CM_EVENT_ADDR_RESOLVED, deadline);
+	if (ret)
+		goto out_free;
+
+	deadline = ep_now_ms() + (uint64_t)tmo + 1000;
+	if (rdma_resolve_route(ep->id, tmo)) {
+		ret = neg_errno(EHOSTUNREACH);
+		goto out_free;
+	}
+	ret = cm_expect(ep, RDMA_CM_EVENT_ROUTE_RESOLVED, deadline);
+	if (ret)
+		goto out_free;
+
+	ret = ep_setup(ep, ep->id);
+	if (ret)
+		goto out_free;
+
+	memset(&cp, 0, sizeof(cp));
+	if (o->send_pvtdata) {
+		cp.private_data = pd;
+		cp.private_data_len = sizeof(pd);
+	}
+	/* >= 1 each: the Linux server refuses responder_resources 0. */
+	cp.responder_resources = ep->responder_resources;
+	cp.initiator_depth = ep->initiator_depth;
+	cp.retry_count = 7;
+	cp.rnr_retry_count = 7;
+
+	deadline = ep_now_ms() + (uint64_t)tmo + 1000;
+	if (rdma_connect(ep->id, &cp)) {
+		ret = neg_errno(ECONNREFUSED);
+		goto out_free;
+	}
+	ret = cm_wait(ep->cm_ch, deadline, &ev);
+	if (ret)
+		goto out_free;
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ESTABLISHED:
+		peer_len = ev->param.conn.private_data_len;
+		if (peer_len > sizeof(peer_pd))
+			peer_len = sizeof(peer_pd);
+		if (!ev->param.conn.private_data)
+			peer_len = 0;
+		if (peer_len)
+			memcpy(peer_pd, ev->param.conn.private_data, peer_len);
+		if (ev->param.conn.responder_resources &&
+		    ev->param.conn.responder_resources < ep->initiator_depth)
+			ep->initiator_depth = ev->param.conn.responder_resources;
+		ret = 0;
+		break;
+	case RDMA_CM_EVENT_REJECTED:
+		ret = -ECONNREFUSED;
+		break;
+	case RDMA_CM_EVENT_UNREACHABLE:
+		ret = -ETIMEDOUT;
+		break;
+	default:
+		ret = -ECONNABORTED;
+		break;
+	}
+	rdma_ack_cm_event(ev);
+	if (ret)
+		goto out_free;
+
+	ep_negotiate(ep, peer_pd, peer_len);
+	ep_set_established(ep);
+	*out = ep;
+	return 0;
+
+out_free:
+	ep_free(ep);
+	return ret;
+}
+
+/* ---- listener ---- */
+
+int rpcrdma_listener_create(const struct sockaddr *addr,
+			    const struct rpcrdma_ep_opts *o,
+			    struct rpcrdma_listener **out)
+{
+	struct rpcrdma_listener *l;
+	const struct sockaddr *sa;
+	int ret;
+
+	if (!addr || !o || !out)
+		return -EINVAL;
+	*out = NULL;
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	l->opts = *o;
+	l->ch = rdma_create_event_channel();
+	if (!l->ch) {
+		ret = neg_errno(ENODEV);
+		goto out_free;
+	}
+	ret = set_nonblock(l->ch->fd);
+	if (ret)
+		goto out_destroy_ch;
+	if (rdma_create_id(l->ch, &l->id, l, RDMA_PS_TCP)) {
+		ret = neg_errno(ENOMEM);
+		goto out_destroy_ch;
+	}
+	if (rdma_bind_addr(l->id, (struct sockaddr *)addr)) {
+		ret = neg_errno(EADDRNOTAVAIL);
+		goto out_destroy_id;
+	}
+	if (rdma_listen(l->id, 128)) {
+		ret = neg_errno(EADDRINUSE);
+		goto out_destroy_id;
+	}
+	sa = rdma_get_local_addr(l->id);
+	memcpy(&l->addr, sa, sockaddr_len(sa));
+	*out = l;
+	return 0;
+
+out_destroy_id:
+	rdma_destroy_id(l->id);
+out_destroy_ch:
+	rdma_destroy_event_channel(l->ch);
+out_free:
+	free(l);
+	return ret;
+}
+
+int rpcrdma_listener_fd(const struct rpcrdma_listener *l)
+{
+	return l->ch->fd;
+}
+
+const struct sockaddr *rpcrdma_listener_addr(const struct rpcrdma_listener *l)
+{
+	return (const struct sockaddr *)&l->addr;
+}
+
+static void pending_remove(struct rpcrdma_listener *l, struct rpcrdma_ep *ep)
+{
+	struct rpcrdma_ep **pp;
+
+	for (pp = &l->pending; *pp; pp = &(*pp)->next_pending) {
+		if (*pp == ep) {
+			*pp = ep->next_pending;
+			break;
+		}
+	}
+	ep->next_pending = NULL;
+	ep->listener = NULL;
+}
+
+static bool pending_has(struct rpcrdma_listener *l, struct rpcrdma_ep *ep)
+{
+	struct rpcrdma_ep *p;
+
+	for (p = l->pending; p; p = p->next_pending)
+		if (p == ep)
+			return true;
+	return false;
+}
+
+/*
+ * CONNECT_REQUEST: build the endpoint on the new id (with the listener's
+ * options), settle the thresholds from the client's Private Data and
+ * accept with ours. The event has been acked; the id is ours to destroy.
+ */
+static int listener_conn_req(struct rpcrdma_listener *l, struct rdma_cm_id *id,
+			     const uint8_t *pdata, size_t plen,
+			     uint8_t peer_initiator, uint8_t peer_responder)
+{
+	struct rdma_conn_param cp;
+	uint8_t pd[RPCRDMA_PVTDATA_LEN];
+	struct rpcrdma_pvtdata peer;
+	struct rpcrdma_ep *ep;
+	bool peer_sent;
+	int ret;
+
+	ep = ep_alloc(&l->opts);
+	if (!ep) {
+		rdma_reject(id, NULL, 0);
+		rdma_destroy_id(id);
+		return -ENOMEM;
+	}
+	ep->id = id;
+	id->context = ep;
+	ep->cm_ch = rdma_create_event_channel();
+	if (!ep->cm_ch) {
+		ret = neg_errno(ENOMEM);
+		goto out_reject;
+	}
+	ret = set_nonblock(ep->cm_ch->fd);
+	if (ret)
+		goto out_reject;
+	ret = ep_setup(ep, id);
+	if (ret)
+		goto out_reject;
+
+	peer_sent = pdata && plen && rpcrdma_pvtdata_parse(pdata, plen,
+							  &peer) == 0;
+	ep_negotiate(ep, pdata, plen);
+
+	/* Reads we issue are bounded by what the client will answer, and
+	 * the other way round; at least 1 each. */
+	if (peer_responder && peer_responder < ep->initiator_depth)
+		ep->initiator_depth = peer_responder;
+	if (peer_initiator && peer_initiator < ep->responder_resources)
+		ep->responder_resources = peer_initiator;
+
+	memset(&cp, 0, sizeof(cp));
+	/* RFC 8797 section 5: answer with ours when the client sent one. */
+	if (ep->opts.send_pvtdata && peer_sent &&
+	    rpcrdma_pvtdata_encode(&ep->local_pd, pd) == 0) {
+		cp.private_data = pd;
+		cp.private_data_len = sizeof(pd);
+	}
+	cp.responder_resources = ep->responder_resources;
+	cp.initiator_depth = ep->initiator_depth;
+	cp.retry_count = 7;
+	cp.rnr_retry_count = 7;
+	if (rdma_accept(id, &cp)) {
+		ret = neg_errno(ECONNABORTED);
+		goto out_reject;
+	}
+	ep->listener = l;
+	ep->next_pending = l->pending;
+	l->pending = ep;
+	return 0;
+
+out_reject:
+	rdma_reject(id, NULL, 0);
+	ep_free(ep);
+	return ret;
+}
+
+/* ESTABLISHED on the listener's channel: move the id to the endpoint's own
+ * channel (its event was acked, so nothing is outstanding; later events
+ * of the id follow it) and hand it out. */
+static int listener_established(struct rpcrdma_listener *l,
+				struct rpcrdma_ep *ep)
+{
+	pending_remove(l, ep);
+	if (rdma_migrate_id(ep->id, ep->cm_ch)) {
+		int ret = neg_errno(EIO);
+
+		ibv_modify_qp(ep->qp, &(struct ibv_qp_attr){
+					      .qp_state = IBV_QPS_ERR },
+			      IBV_QP_STATE);
+		ep_free(ep);
+		return ret;
+	}
+	ep_set_established(ep);
+	return 0;
+}
+
+int rpcrdma_listener_accept(struct rpcrdma_listener *l,
+			    struct rpcrdma_ep **out)
+{
+	struct rdma_cm_event *ev;
+
+	if (!l || !out)
+		return -EINVAL;
+	*out = NULL;
+	for (;;) {
+		enum rdma_cm_event_type type;
+		struct rdma_cm_id *id;
+		struct rpcrdma_ep *ep;
+		uint8_t pdata[256];
+		size_t plen = 0;
+		uint8_t ini = 0, resp = 0;
+		int status;
+
+		if (rdma_get_cm_event(l->ch, &ev)) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK ||
+			    errno == EINTR)
+				return 0;
+			return neg_errno(EIO);
+		}
+		type = ev->event;
+		id = ev->id;
+		status = ev->status;
+		if (type == RDMA_CM_EVENT_CONNECT_REQUEST) {
+			plen = ev->param.conn.private_data_len;
+			if (!ev->param.conn.private_data)
+				plen = 0;
+			if (plen > sizeof(pdata))
+				plen = sizeof(pdata);
+			if (plen)
+				memcpy(pdata, ev->param.conn.private_data,
+				       plen);
+			ini = ev->param.conn.initiator_depth;
+			resp = ev->param.conn.responder_resources;
+		}
+		rdma_ack_cm_event(ev);
+		(void)status;
+
+		if (type == RDMA_CM_EVENT_CONNECT_REQUEST) {
+			/* A failed request only costs that client. */
+			listener_conn_req(l, id, pdata, plen, ini, resp);
+			continue;
+		}
+		if (id == l->id) {
+			if (type == RDMA_CM_EVENT_DEVICE_REMOVAL)
+				return -ENODEV;
+			continue;
+		}
+		ep = id->context;
+		if (!ep || !pending_has(l, ep))
+			continue;
+		switch (type) {
+		case RDMA_CM_EVENT_ESTABLISHED:
+			if (listener_established(l, ep) == 0) {
+				*out = ep;
+				return 1;
+			}
+			break;
+		case RDMA_CM_EVENT_REJECTED:
+		case RDMA_CM_EVENT_CONNECT_ERROR:
+		case RDMA_CM_EVENT_UNREACHABLE:
+		case RDMA_CM_EVENT_DISCONNECTED:
+		case RDMA_CM_EVENT_DEVICE_REMOVAL:
+			pending_remove(l, ep);
+			ibv_modify_qp(ep->qp,
+				      &(struct ibv_qp_attr){
+					      .qp_state = IBV_QPS_ERR },
+				      IBV_QP_STATE);
+			ep_free(ep);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+void rpcrdma_listener_destroy(struct rpcrdma_listener *l)
+{
+	if (!l)
+		return;
+	while (l->pending) {
+		struct rpcrdma_ep *ep = l->pending;
+
+		pending_remove(l, ep);
+		rdma_disconnect(ep->id);
+		ep_free(ep);
+	}
+	rdma_destroy_id(l->id);
+	rdma_destroy_event_channel(l->ch);
+	free(l);
+}
+
+/* ---- an endpoint's own CM events ---- */
+
+void ep_cm_events(struct rpcrdma_ep *ep)
+{
+	struct rdma_cm_event *ev;
+
+	if (ep->listener)
+		return;		/* still on the listener's channel */
+	while (rdma_get_cm_event(ep->cm_ch, &ev) == 0) {
+		enum rdma_cm_event_type type = ev->event;
+
+		rdma_ack_cm_event(ev);
+		switch (type) {
+		case RDMA_CM_EVENT_DISCONNECTED:
+		case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		case RDMA_CM_EVENT_CONNECT_ERROR:
+		case RDMA_CM_EVENT_UNREACHABLE:
+		case RDMA_CM_EVENT_REJECTED:
+			/* Moves the QP to error: posted receives flush onto
+			 * the CQ, the peer gets its DREP. */
+			rdma_disconnect(ep->id);
+			ep_mark_down(ep, -ENOTCONN);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+void rpcrdma_ep_destroy(struct rpcrdma_ep *ep)
+{
+	if (!ep)
+		return;
+	if (ep->qp) {
+		/* Disconnect (DREQ to the peer) and flush everything. */
+		rdma_disconnect(ep->id);
+		ibv_modify_qp(ep->qp,
+			      &(struct ibv_qp_attr){ .qp_state = IBV_QPS_ERR },
+			      IBV_QP_STATE);
+		pthread_mutex_lock(&ep->lock);
+		ep_mark_down(ep, -ENOTCONN);
+		pthread_mutex_unlock(&ep->lock);
+		ep_drain(ep, 250);
+	}
+	ep_free(ep);
+}

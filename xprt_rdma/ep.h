@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Private to the verbs engine (conn.c, engine.c, mr.c): the endpoint and
+ * listener structures and the few helpers the engine's files share. The
+ * glue sees only engine.h.
+ *
+ * Event design. Each endpoint owns two event sources: its completion
+ * channel (one CQ for sends, receives, RDMA Read and Write) and its own
+ * RDMA-CM event channel (a server's accepted id is moved there with
+ * rdma_migrate_id when it becomes established). Both are in an epoll set
+ * whose fd is rpcrdma_ep_fd(), so one fd reports data and disconnection:
+ * a DISCONNECTED event makes the engine call rdma_disconnect(), which
+ * moves the QP to the error state and flushes the posted receives onto
+ * the CQ; rpcrdma_ep_poll() then returns -ENOTCONN.
+ */
+#ifndef RPCRDMA_EP_H
+#define RPCRDMA_EP_H
+
+#include <pthread.h>
+#include <rdma/rdma_cma.h>
+#include <infiniband/verbs.h>
+#include "engine.h"
+
+#define EP_HIDDEN __attribute__((visibility("hidden")))
+
+/* wr_id: receives carry their slot index and this tag; everything on the
+ * send queue carries its sequence number (1, 2, ...). */
+#define EP_WR_RECV	(1ull << 63)
+
+struct ep_rx_slot {
+	uint32_t len;
+	uint32_t inv_rkey;
+	bool invalidated;
+	bool posted;
+};
+
+struct rpcrdma_ep {
+	struct rdma_cm_id *id;
+	struct rdma_event_channel *cm_ch;	/* this connection's own */
+	struct ibv_pd *pd;
+	struct ibv_comp_channel *comp_ch;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	int epfd;			/* comp_ch->fd + cm_ch->fd */
+
+	struct rpcrdma_ep_opts opts;
+	struct rpcrdma_pvtdata local_pd;
+	struct rpcrdma_inline inl;
+	struct sockaddr_storage peer;
+	struct rpcrdma_stats stats;
+	uint8_t initiator_depth;	/* RDMA Reads we may have in flight */
+	uint8_t responder_resources;
+	uint32_t max_msg_sz;		/* largest single RDMA operation */
+
+	/* Everything below is protected by lock. */
+	pthread_mutex_t lock;
+	bool lock_init;
+	bool connected;			/* read racily through __atomic */
+	bool was_connected;
+	int down_err;			/* why it went down: -ENOTCONN, -EIO.. */
+	int mr_count;			/* live rpcrdma_mr (for leak checks) */
+
+	/* Receives: nrx buffers of rx_size, registered once. */
+	uint32_t nrx, rx_size;
+	uint8_t *rx_mem;
+	struct ibv_mr *rx_mr;
+	struct ep_rx_slot *rx;
+	uint32_t rx_posted;		/* atomic */
+	uint32_t *rxq;			/* completed, not yet handed out */
+	uint32_t rxq_head, rxq_count;	/* rxq_count read atomically */
+
+	/* Sends: a FIFO ring of ntx buffers of tx_size, registered once. */
+	uint32_t ntx, tx_size;
+	uint8_t *tx_mem;
+	struct ibv_mr *tx_mr;
+	uint64_t *tx_seq;		/* SQ sequence of the send using it */
+	uint32_t tx_head, tx_count;
+
+	/* Send queue accounting: work requests complete in order (RC), so a
+	 * signaled completion of sequence s retires every WR up to s. */
+	uint32_t sq_depth, signal_every;
+	uint64_t sq_seq;		/* last posted */
+	uint64_t sq_done;		/* all up to here completed */
+	uint64_t sq_last_signaled;
+
+	/* Listener bookkeeping for not yet established connections. */
+	struct rpcrdma_listener *listener;
+	struct rpcrdma_ep *next_pending;
+};
+
+struct rpcrdma_mr {
+	struct ibv_mr *mr;
+	struct rpcrdma_ep *ep;
+};
+
+/* engine.c */
+EP_HIDDEN void ep_mark_down(struct rpcrdma_ep *ep, int err);
+EP_HIDDEN void ep_drain(struct rpcrdma_ep *ep, int max_ms);
+EP_HIDDEN int ep_post_recv(struct rpcrdma_ep *ep, uint32_t idx);
+EP_HIDDEN uint64_t ep_now_ms(void);
+/* conn.c: handles this endpoint's own CM events without blocking. */
+EP_HIDDEN void ep_cm_events(struct rpcrdma_ep *ep);
+
+#endif /* RPCRDMA_EP_H */
