@@ -111,10 +111,10 @@ static enum rpcrdma_hdr_err pos_err(uint32_t pos, bool nomsg)
 static inline void dec_segs(const uint8_t *p, struct rpcrdma_segment *s,
 			    uint32_t count, uint64_t *total)
 {
+	const struct rpcrdma_segment *end = s + count;
 	uint64_t sum = *total;
-	uint32_t i;
 
-	for (i = 0; i < count; i++, s++, p += RPCRDMA_SEGMENT_WIRE) {
+	for (; s < end; s++, p += RPCRDMA_SEGMENT_WIRE) {
 		get_seg(p, s);
 		sum += s->length;
 	}
@@ -526,7 +526,7 @@ size_t rpcrdma_hdr_size(const struct rpcrdma_msg *m)
 /* A write or reply chunk the decoder would accept: non-empty, in the pool. */
 static inline bool chunk_ok(const struct rpcrdma_chunk *c, uint32_t pool)
 {
-	return c->nsegs != 0 && c->first <= pool && c->nsegs <= pool - c->first;
+	return c->nsegs != 0 && (uint64_t)c->first + c->nsegs <= pool;
 }
 
 /*
