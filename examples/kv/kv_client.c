@@ -535,7 +535,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	clnt_control(c.cl, CLSET_TIMEOUT, (char *)&tv);
-	if (!c.quiet && strcmp(cmd, "get") != 0)
+	/* Without OUTFILE, get's stdout is the value alone. */
+	if (!c.quiet && (strcmp(cmd, "get") != 0 || argc == 2))
 		fprintf(c.info, "kv_client: connected to %s over %s\n", c.host,
 			c.netid);
 

@@ -1,0 +1,235 @@
+#!/bin/bash
+# examples/kv/demo-guest.sh [BUILDDIR]
+#
+# The kv example end to end, run as root inside the Soft-RoCE guest by
+# tools/demo.sh (through tests/vm/run) and by tests/vm/t_kv_demo.sh. It
+# starts rpcbind (if none runs), then kv_server on $RPCRDMA_ADDR_B and
+# kv_client from $RPCRDMA_ADDR_A (RPCRDMA_SRCADDR), first over the netid
+# "rdma", then over "tcp" with the same binaries:
+#   put a small value (inline), put a 200 KiB file (Long Call), get it back
+#   (Long Reply) and compare checksums and bytes, list, del, stat.
+# Over rdma the client's transport counters must show the paths named.
+# Prints every step; exits 0 when every check passed, 1 otherwise.
+set -u
+
+build=${1:-${top_builddir:-build}}
+srv=$build/examples/kv/kv_server
+cli=$build/examples/kv/kv_client
+A=${RPCRDMA_ADDR_A:-10.99.0.1}
+B=${RPCRDMA_ADDR_B:-10.99.0.2}
+T=${KV_DEMO_TIMEOUT:-120}	# seconds per client command (TCG is slow)
+# KV_DEMO_NETIDS: the netids to run, "rdma tcp" unless given.
+BIG=204800			# 200 KiB: above any inline threshold
+
+for p in "$srv" "$cli"; do
+	if [ ! -x "$p" ]; then
+		echo "demo: $p not built (make in $build first)" >&2
+		exit 1
+	fi
+done
+
+work=$(mktemp -d /tmp/kv-demo.XXXXXX) || exit 1
+spid=
+rpid=
+checks=0
+fails=0
+
+cleanup() {
+	[ -n "$spid" ] && kill "$spid" 2>/dev/null && wait "$spid" 2>/dev/null
+	[ -n "$rpid" ] && kill "$rpid" 2>/dev/null && wait "$rpid" 2>/dev/null
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+say() {
+	printf '\n==> %s\n' "$*"
+}
+ok() {
+	checks=$((checks + 1))
+	echo "    OK: $*"
+}
+bad() {
+	checks=$((checks + 1))
+	fails=$((fails + 1))
+	echo "    FAIL: $*"
+}
+
+# Runs the client; its output goes to the terminal and to $work/last.
+kv() {
+	echo "\$ kv_client -n $netid $B $*"
+	timeout -k 5 "$T" "$cli" -n "$netid" "$B" "$@" >"$work/last" 2>&1
+	local rc=$?
+	sed 's/^/    /' "$work/last"
+	return $rc
+}
+# The crc32 the client printed in its last output.
+last_crc() {
+	sed -n 's/.*crc32 \([0-9a-f]\{8\}\).*/\1/p' "$work/last" | head -n 1
+}
+# Asserts that the last output's "path:" line matches a pattern (rdma).
+path_is() {
+	local what=$1 re=$2 line
+	[ "$netid" = rdma ] || return 0
+	line=$(grep ' path:' "$work/last" | head -n 1)
+	if echo "$line" | grep -E -q "$re"; then
+		ok "$what"
+	else
+		bad "$what (counters said: ${line:-no path line})"
+	fi
+}
+
+start_rpcbind() {
+	if rpcinfo -p 127.0.0.1 >/dev/null 2>&1; then
+		echo "rpcbind already runs"
+		return 0
+	fi
+	mkdir -p /run/rpcbind
+	rpcbind -f &
+	rpid=$!
+	for _ in $(seq 50); do
+		rpcinfo -p 127.0.0.1 >/dev/null 2>&1 && {
+			echo "rpcbind started (pid $rpid)"
+			return 0
+		}
+		sleep 0.2
+	done
+	echo "demo: rpcbind did not start" >&2
+	return 1
+}
+
+start_server() {
+	: >"$work/server.log"
+	echo "\$ kv_server -n $netid -a $B &"
+	"$srv" -n "$netid" -a "$B" >"$work/server.log" 2>&1 &
+	spid=$!
+	# Ready when it answers NULL (found through rpcbind, like any call).
+	for _ in $(seq 60); do
+		if ! kill -0 "$spid" 2>/dev/null; then
+			echo "demo: kv_server exited:" >&2
+			sed 's/^/    /' "$work/server.log" >&2
+			spid=
+			return 1
+		fi
+		if timeout -k 5 "$T" "$cli" -q -n "$netid" "$B" null \
+			>/dev/null 2>&1; then
+			sed 's/^/    /' "$work/server.log"
+			return 0
+		fi
+		sleep 1
+	done
+	echo "demo: kv_server over $netid did not answer" >&2
+	sed 's/^/    /' "$work/server.log" >&2
+	return 1
+}
+
+stop_server() {
+	kill "$spid" 2>/dev/null
+	wait "$spid" 2>/dev/null
+	spid=
+	say "kv_server's log over $netid"
+	sed 's/^/    /' "$work/server.log"
+}
+
+# One round of operations over $netid.
+round() {
+	local crc_put crc_get crc_small
+
+	say "netid $netid: kv_server on $B, kv_client from $A"
+	if ! start_server; then
+		bad "kv_server over $netid started and answered"
+		return
+	fi
+	ok "kv_server over $netid started and answered NULL"
+	echo "rpcbind lists (program 0x20004b56 = 536890198):"
+	rpcinfo 127.0.0.1 2>&1 | grep -E '^ *program|^ *536890198 ' |
+		sed 's/^/    /'
+
+	say "put a small value (fits inline)"
+	echo "hello over $netid from $A" >"$work/small"
+	if kv put greeting "$work/small"; then
+		ok "put greeting"
+		crc_small=$(last_crc)
+		path_is "the small put went inline" 'inline call'
+	else
+		bad "put greeting"
+	fi
+
+	say "put a 200 KiB file (larger than the inline threshold)"
+	if kv put photo "$work/big"; then
+		ok "put photo ($BIG bytes)"
+		crc_put=$(last_crc)
+		path_is "the 200 KiB put went as a Long Call (or read chunk)" \
+			'long call|read chunk'
+	else
+		bad "put photo"
+		crc_put=
+	fi
+
+	say "get it back"
+	rm -f "$work/big.out"
+	if kv get photo "$work/big.out"; then
+		crc_get=$(last_crc)
+		path_is "the 200 KiB reply came as a Long Reply (or write chunk)" \
+			'long repl|write chunk'
+		if [ -n "$crc_put" ] && [ "$crc_put" = "$crc_get" ] &&
+			cmp -s "$work/big" "$work/big.out"; then
+			ok "get photo: $BIG bytes, crc32 $crc_get equals the put's, bytes identical"
+		else
+			bad "get photo: crc32 put ${crc_put:-none} get ${crc_get:-none}, or bytes differ"
+		fi
+	else
+		bad "get photo"
+	fi
+	if kv get greeting "$work/small.out" &&
+		cmp -s "$work/small" "$work/small.out"; then
+		ok "get greeting: crc32 $(last_crc) (put ${crc_small:-none}), bytes identical"
+		path_is "the small get came back inline" 'inline repl'
+	else
+		bad "get greeting"
+	fi
+
+	say "list, del, stat"
+	if kv list && grep -q 'list: 2 keys' "$work/last" &&
+		grep -q "photo .* $BIG bytes" "$work/last"; then
+		ok "list shows both keys and the sizes"
+	else
+		bad "list"
+	fi
+	if kv del greeting; then
+		ok "del greeting"
+	else
+		bad "del greeting"
+	fi
+	if kv get greeting; then
+		bad "get greeting after del should say not found"
+	elif grep -q 'not found' "$work/last"; then
+		ok "get greeting after del: not found"
+	else
+		bad "get greeting after del: wrong error"
+	fi
+	if kv stat && grep -q "stat: 1 keys, $BIG bytes" "$work/last"; then
+		ok "stat: 1 key, $BIG bytes"
+	else
+		bad "stat"
+	fi
+	stop_server
+}
+
+echo "demo: kv example over rdma and tcp, server $B, client $A"
+echo "demo: binaries from $build; $(uname -r); RDMA devices:" \
+	"$(ls /sys/class/infiniband 2>/dev/null | tr '\n' ' ')"
+head -c "$BIG" /dev/urandom >"$work/big" || exit 1
+start_rpcbind || exit 1
+
+export RPCRDMA_SRCADDR=$A	# the client's source address in the guest
+for netid in ${KV_DEMO_NETIDS:-rdma tcp}; do
+	round
+done
+
+say "summary"
+if [ "$fails" = 0 ]; then
+	echo "demo: all $checks checks passed"
+	exit 0
+fi
+echo "demo: $fails of $checks checks FAILED"
+exit 1
