@@ -12,9 +12,7 @@
  * wrap; this keeps the per-segment check a plain addition.
  */
 _Static_assert((uint64_t)(RPCRDMA_MAX_READ_SEGS + RPCRDMA_MAX_SEGS) *
-			       UINT32_MAX <
-		       UINT64_MAX / 2,
-	       "chunk byte total could overflow");
+	       UINT32_MAX < UINT64_MAX / 2, "chunk byte total could overflow");
 
 /* Defaults: the ceilings, 16 segments a chunk, 16 MiB + 64 KiB. */
 #define DEFAULT_CHUNK_SEGS	16u
@@ -75,20 +73,18 @@ static inline uint8_t *put_seg(uint8_t *p, const struct rpcrdma_segment *s)
 	return p + RPCRDMA_SEGMENT_WIRE;
 }
 
-void rpcrdma_limits_default(struct rpcrdma_limits *lim)
-{
-	lim->max_read_segs = RPCRDMA_MAX_READ_SEGS;
-	lim->max_write_chunks = RPCRDMA_MAX_WRITE_CHUNKS;
-	lim->max_chunk_segs = DEFAULT_CHUNK_SEGS;
-	lim->max_chunk_bytes = DEFAULT_CHUNK_BYTES;
-}
-
+/* Also what rpcrdma_hdr_decode() applies when passed lim == NULL. */
 static const struct rpcrdma_limits default_limits = {
 	.max_read_segs = RPCRDMA_MAX_READ_SEGS,
 	.max_write_chunks = RPCRDMA_MAX_WRITE_CHUNKS,
 	.max_chunk_segs = DEFAULT_CHUNK_SEGS,
 	.max_chunk_bytes = DEFAULT_CHUNK_BYTES,
 };
+
+void rpcrdma_limits_default(struct rpcrdma_limits *lim)
+{
+	*lim = default_limits;
+}
 
 /*
  * The decoder walks the untrusted buffer with a cursor p and the count of

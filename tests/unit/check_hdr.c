@@ -162,8 +162,10 @@ static void seg_eq(const struct rpcrdma_segment *a,
 	ck_assert_uint_eq(a->offset, b->offset);
 }
 
-static void chunk_eq(const struct rpcrdma_msg *a, const struct rpcrdma_chunk *ca,
-		     const struct rpcrdma_msg *b, const struct rpcrdma_chunk *cb)
+static void chunk_eq(const struct rpcrdma_msg *a,
+		     const struct rpcrdma_chunk *ca,
+		     const struct rpcrdma_msg *b,
+		     const struct rpcrdma_chunk *cb)
 {
 	uint32_t i;
 
