@@ -1,1 +1,1189 @@
-/* placeholder: being written */
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The libtirpc CLIENT for RPC-over-RDMA version 1 (RFC 8166): the
+ * requester side of one connection.
+ *
+ * Calls travel inline (RDMA_MSG) when the transport header plus the RPC
+ * message fit the negotiated send threshold, else as a Long Call
+ * (RDMA_NOMSG, the whole message in a position-zero read chunk, RFC 8166
+ * section 3.5.3). Every call offers a reply chunk of max_msg bytes so a
+ * reply of any size can come back (Long Reply, section 3.5.4); the server
+ * uses it only when the reply does not fit inline.
+ *
+ * Many threads may call on one CLIENT at once. Each call holds a credit
+ * (section 3.3.1) and a slot (its encoder, its reply buffer, its memory
+ * registrations). Replies are matched by XID: one waiting caller at a time
+ * holds the poller role, polls the endpoint with its own remaining
+ * timeout, hands each reply to its owner and gives the role up when its
+ * own reply has come or its deadline has passed (leader/follower).
+ *
+ * Port choice: opts->port if set, else RPCRDMA_PORT from the environment,
+ * else the server's rpcbind (RPCBPROC_DUMP, netid "rdma"/"rdma6"); when
+ * the program is not registered create fails with RPC_PROGNOTREGISTERED,
+ * when rpcbind cannot be asked with RPC_PMAPFAILURE.
+ *
+ * Errors: a lost connection fails every call in flight with RPC_CANTRECV
+ * (re_errno ENOTCONN); the next call reconnects (a new endpoint, a fresh
+ * RFC 8797 Private Data exchange). A reconnect that fails gives
+ * RPC_CANTSEND with its errno. RDMA_ERROR fails only its call with
+ * RPC_CANTRECV, re_errno EPROTONOSUPPORT for ERR_VERS and EBADMSG for
+ * ERR_CHUNK; a reply whose header the decoder rejects fails its call with
+ * RPC_CANTDECODERES. A call that times out is abandoned: its slot keeps
+ * its credit and its memory registered (the server may still write the
+ * reply chunk) until the late reply arrives and is dropped. When every
+ * credit is held by abandoned calls and a caller has waited a whole
+ * timeout for one, the connection is reset by the next call.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <netdb.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <sys/random.h>
+#include <rpc/rpc.h>
+#include <rpcrdma/credits.h>
+#include <rpcrdma/hdr.h>
+#include <rpcrdma/plan.h>
+#include "xprt.h"
+
+#define CT_CALLHDR_LEN 20  /* xid, CALL, rpcvers, prog, vers */
+#define CT_HDRBUF_LEN  128 /* our headers: at most 72 bytes */
+#define CT_XDR_INITIAL 4096
+#define CT_REFRESHES   2
+
+enum slot_state {
+	SLOT_FREE,
+	SLOT_OWNED,	/* a caller is encoding / sending */
+	SLOT_WAITING,	/* sent, reply expected */
+	SLOT_DONE,	/* reply (or failure) delivered to the owner */
+	SLOT_ABANDONED, /* owner timed out; dropped when the reply comes */
+};
+
+struct ct_slot {
+	enum slot_state state;
+	uint32_t xid;
+	bool xdr_ok;
+	XDR xdr;	    /* the call, reused call after call */
+	uint8_t *reply_buf; /* reply chunk / copy of inline reply */
+	size_t reply_cap;
+	struct rpcrdma_mr *call_mr;  /* Long Call: REMOTE_READ */
+	struct rpcrdma_mr *reply_mr; /* reply chunk: REMOTE_WRITE */
+	/* Delivered by the poller. */
+	int err;	    /* 0, -ENOTCONN, -EBADMSG, -EPROTO */
+	uint32_t rdma_err;  /* RDMA_ERROR code with -EPROTO */
+	uint32_t reply_len; /* RPC reply bytes in reply_buf */
+};
+
+struct ct {
+	CLIENT clnt;
+	pthread_mutex_t lock;
+	pthread_cond_t cv; /* any change: reply, credit, role */
+	pthread_mutex_t auth_lock;
+
+	struct rpcrdma_opts opts; /* src_addr points into src_str */
+	char *src_str;
+	struct rpcrdma_ep_opts eo;
+	struct sockaddr_storage addr, src;
+	socklen_t addrlen;
+	bool has_src;
+	struct netbuf nb;
+
+	struct rpcrdma_ep *ep; /* NULL until (re)connected */
+	bool broken;	       /* reconnect when nobody uses ep */
+	bool polling;	       /* the poller role is taken */
+	uint32_t ep_users;     /* slots OWNED, WAITING or DONE */
+	struct rpcrdma_req_credits credits;
+	struct rpcrdma_limits limits;
+	struct rpcrdma_msg rxmsg; /* the poller's decode area */
+	struct ct_slot *slots;
+	uint32_t nslots;
+	struct rpcrdma_stats base; /* totals of earlier connections */
+
+	uint8_t callhdr[CT_CALLHDR_LEN];
+	atomic_uint next_xid;
+	uint32_t last_xid;
+	struct timeval wait;
+	bool wait_set;
+	struct rpc_err error;
+};
+
+static const struct clnt_ops clnt_rdma_ops;
+
+static struct ct *to_ct(CLIENT *cl)
+{
+	return (struct ct *)((char *)cl - offsetof(struct ct, clnt));
+}
+
+/* --- time --- */
+
+static void deadline_after(struct timespec *dl, const struct timeval *tv)
+{
+	clock_gettime(CLOCK_MONOTONIC, dl);
+	dl->tv_sec += tv->tv_sec;
+	dl->tv_nsec += (long)tv->tv_usec * 1000;
+	if (dl->tv_nsec >= 1000000000L) {
+		dl->tv_sec += dl->tv_nsec / 1000000000L;
+		dl->tv_nsec %= 1000000000L;
+	}
+}
+
+/* Milliseconds left until dl, rounded up, 0 when passed. */
+static int remaining_ms(const struct timespec *dl)
+{
+	struct timespec now;
+	long long ns;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ns = (long long)(dl->tv_sec - now.tv_sec) * 1000000000LL +
+	     (dl->tv_nsec - now.tv_nsec);
+	if (ns <= 0)
+		return 0;
+	ns = (ns + 999999) / 1000000;
+	return ns > INT_MAX ? INT_MAX : (int)ns;
+}
+
+static bool timeval_ok(const struct timeval *tv)
+{
+	return tv->tv_sec >= 0 && tv->tv_usec >= 0 && tv->tv_usec < 1000000;
+}
+
+/* --- counters (ct->ep set; stats.c keeps the process totals) --- */
+
+#define CT_INC(ct, field) RPCRDMA_STAT_ADD((ct)->ep, field, 1)
+
+static void stats_add(struct rpcrdma_stats *acc, const struct rpcrdma_stats *s)
+{
+	uint64_t *a = (uint64_t *)acc;
+	const uint64_t *b = (const uint64_t *)s;
+	uint64_t peak = acc->inflight_peak > s->inflight_peak
+			    ? acc->inflight_peak
+			    : s->inflight_peak;
+
+	for (size_t i = 0; i < sizeof(*acc) / sizeof(uint64_t); i++)
+		a[i] += b[i];
+	/* Not sums: the latest grant and the highest peak. */
+	acc->credits_granted = s->credits_granted;
+	acc->inflight_peak = peak;
+}
+
+/* --- slots --- */
+
+/* Gives a slot back with its credit; MRs must be deregistered already. */
+static void slot_free(struct ct *ct, struct ct_slot *s)
+{
+	if (s->state == SLOT_OWNED || s->state == SLOT_WAITING ||
+	    s->state == SLOT_DONE)
+		ct->ep_users--;
+	s->state = SLOT_FREE;
+	rpcrdma_req_credits_put(&ct->credits);
+	pthread_cond_broadcast(&ct->cv);
+}
+
+static void slot_dereg(struct ct_slot *s)
+{
+	if (s->call_mr) {
+		rpcrdma_mr_dereg(s->call_mr);
+		s->call_mr = NULL;
+	}
+	if (s->reply_mr) {
+		rpcrdma_mr_dereg(s->reply_mr);
+		s->reply_mr = NULL;
+	}
+}
+
+static struct ct_slot *slot_by_xid(struct ct *ct, uint32_t xid)
+{
+	for (uint32_t i = 0; i < ct->nslots; i++) {
+		struct ct_slot *s = &ct->slots[i];
+
+		if ((s->state == SLOT_WAITING || s->state == SLOT_ABANDONED) &&
+		    s->xid == xid)
+			return s;
+	}
+	return NULL;
+}
+
+static void slot_complete(struct ct *ct, struct ct_slot *s, int err)
+{
+	s->err = err;
+	s->state = SLOT_DONE;
+	pthread_cond_broadcast(&ct->cv);
+}
+
+/*
+ * The connection is gone: every call waiting fails with ENOTCONN, the
+ * abandoned ones are dropped, and the next call reconnects once nobody
+ * uses the endpoint any more.
+ */
+static void ct_break(struct ct *ct)
+{
+	ct->broken = true;
+	for (uint32_t i = 0; i < ct->nslots; i++) {
+		struct ct_slot *s = &ct->slots[i];
+
+		if (s->state == SLOT_WAITING) {
+			slot_complete(ct, s, -ENOTCONN);
+		} else if (s->state == SLOT_ABANDONED) {
+			slot_dereg(s);
+			slot_free(ct, s);
+		}
+	}
+	pthread_cond_broadcast(&ct->cv);
+}
+
+/* --- receive side: the poller --- */
+
+/* Hands one received message to its call (ct->lock held). */
+static void ct_dispatch(struct ct *ct, struct rpcrdma_rx *rx)
+{
+	struct rpcrdma_msg *m = &ct->rxmsg;
+	enum rpcrdma_hdr_err he;
+	struct ct_slot *s;
+	size_t hlen = 0;
+	uint64_t len;
+
+	he = rpcrdma_hdr_decode(rx->data, rx->len, &ct->limits, m, &hlen);
+	if (he != RPCRDMA_HDR_OK) {
+		CT_INC(ct, bad_headers);
+		if (rx->len < RPCRDMA_HDR_FIXED)
+			goto out;
+		s = slot_by_xid(ct, m->xid);
+		if (s && s->state == SLOT_WAITING) {
+			slot_complete(ct, s, -EBADMSG);
+		} else if (s) {
+			slot_dereg(s);
+			slot_free(ct, s);
+		}
+		goto out;
+	}
+	switch (m->proc) {
+	case RPCRDMA_MSG:
+		CT_INC(ct, recv_msg);
+		break;
+	case RPCRDMA_NOMSG:
+		CT_INC(ct, recv_nomsg);
+		break;
+	default:
+		CT_INC(ct, recv_error);
+		if (m->err == RPCRDMA_ERR_VERS)
+			CT_INC(ct, err_vers_recv);
+		else
+			CT_INC(ct, err_chunk_recv);
+		break;
+	}
+	/* RFC 8166 section 3.3.1: every reply carries the current grant. */
+	rpcrdma_req_credits_update(&ct->credits, m->credits);
+	RPCRDMA_STAT_SET(ct->ep, credits_granted, m->credits);
+
+	s = slot_by_xid(ct, m->xid);
+	if (!s)
+		goto out;
+	if (s->state == SLOT_ABANDONED) {
+		slot_dereg(s);
+		slot_free(ct, s);
+		goto out;
+	}
+	switch (m->proc) {
+	case RPCRDMA_MSG:
+		/* The RPC reply follows the header in the receive buffer. */
+		len = rx->len - hlen;
+		if (len > s->reply_cap) {
+			slot_complete(ct, s, -EBADMSG);
+			break;
+		}
+		memcpy(s->reply_buf, rx->data + hlen, (size_t)len);
+		s->reply_len = (uint32_t)len;
+		CT_INC(ct, replies_inline);
+		slot_complete(ct, s, 0);
+		break;
+	case RPCRDMA_NOMSG:
+		/* Section 3.5.4: the reply is in our reply chunk; its length
+		 * is the sum of the lengths the responder echoed back. */
+		len = m->has_reply ? rpcrdma_chunk_length(m, &m->reply) : 0;
+		if (!m->has_reply || len > ct->opts.max_msg ||
+		    len > s->reply_cap) {
+			slot_complete(ct, s, -EBADMSG);
+			break;
+		}
+		s->reply_len = (uint32_t)len;
+		CT_INC(ct, replies_long);
+		slot_complete(ct, s, 0);
+		break;
+	default:
+		s->rdma_err = m->err;
+		slot_complete(ct, s, -EPROTO);
+		break;
+	}
+out:
+	rpcrdma_ep_rx_done(ct->ep, rx);
+}
+
+typedef bool (*ct_pred)(struct ct *ct, void *arg);
+
+/* Holds the poller role until pred holds, the deadline passes or the
+ * connection breaks (ct->lock held on entry and exit, dropped while
+ * polling; ct->ep cannot change meanwhile: polling blocks reconnects). */
+static int ct_poll(struct ct *ct, ct_pred pred, void *arg,
+		   const struct timespec *dl)
+{
+	struct rpcrdma_ep *ep = ct->ep;
+	struct rpcrdma_rx rx;
+	int rc = 0, n, ms;
+
+	ct->polling = true;
+	while (!pred(ct, arg) && !ct->broken) {
+		ms = remaining_ms(dl);
+		pthread_mutex_unlock(&ct->lock);
+		n = rpcrdma_ep_poll(ep, &rx, ms);
+		pthread_mutex_lock(&ct->lock);
+		if (n > 0) {
+			ct_dispatch(ct, &rx);
+		} else if (n == 0) {
+			if (ms == 0) {
+				rc = -ETIMEDOUT;
+				break;
+			}
+		} else {
+			ct_break(ct);
+			break;
+		}
+	}
+	ct->polling = false;
+	pthread_cond_broadcast(&ct->cv);
+	return rc;
+}
+
+/*
+ * Waits (ct->lock held) until pred holds: 0, -ETIMEDOUT or -ENOTCONN.
+ * A caller waiting for its reply takes the free poller role. One waiting
+ * for a credit does so only when no call has an owner (all in flight
+ * were abandoned): otherwise an owner polls, and the credit comes back
+ * when that owner frees its slot, an event ep_poll would not notice.
+ */
+static int ct_wait(struct ct *ct, ct_pred pred, void *arg,
+		   const struct timespec *dl, bool for_credit)
+{
+	int rc;
+
+	for (;;) {
+		if (pred(ct, arg))
+			return 0;
+		if (ct->broken || !ct->ep)
+			return -ENOTCONN;
+		if (!ct->polling && ct->credits.inflight > 0 &&
+		    (!for_credit || ct->ep_users == 0)) {
+			rc = ct_poll(ct, pred, arg, dl);
+			if (rc)
+				return pred(ct, arg) ? 0 : rc;
+			continue;
+		}
+		rc = pthread_cond_timedwait(&ct->cv, &ct->lock, dl);
+		if (rc == ETIMEDOUT)
+			return pred(ct, arg) ? 0 : -ETIMEDOUT;
+	}
+}
+
+static bool pred_slot_done(struct ct *ct, void *arg)
+{
+	(void)ct;
+	return ((struct ct_slot *)arg)->state == SLOT_DONE;
+}
+
+static bool pred_credit(struct ct *ct, void *arg)
+{
+	(void)arg;
+	return ct->credits.inflight < ct->credits.granted;
+}
+
+/* --- connection --- */
+
+static int ct_connect(struct ct *ct)
+{
+	struct rpcrdma_ep *ep;
+	int rc;
+
+	rc = rpcrdma_ep_connect(
+	    (struct sockaddr *)&ct->addr,
+	    ct->has_src ? (struct sockaddr *)&ct->src : NULL, &ct->eo, &ep);
+	if (rc)
+		return rc;
+	ct->ep = ep;
+	ct->broken = false;
+	rpcrdma_req_credits_init(&ct->credits, ct->nslots);
+	pthread_cond_broadcast(&ct->cv);
+	return 0;
+}
+
+static void ct_disconnect(struct ct *ct)
+{
+	for (uint32_t i = 0; i < ct->nslots; i++)
+		slot_dereg(&ct->slots[i]);
+	if (ct->ep) {
+		stats_add(&ct->base, rpcrdma_ep_stats(ct->ep));
+		rpcrdma_ep_destroy(ct->ep);
+		ct->ep = NULL;
+	}
+}
+
+/* Makes sure a live endpoint exists (ct->lock held): waits until the
+ * calls on a broken one are gone, then reconnects. */
+static int ct_ensure_conn(struct ct *ct, const struct timespec *dl)
+{
+	for (;;) {
+		if (ct->ep && !ct->broken) {
+			if (rpcrdma_ep_connected(ct->ep))
+				return 0;
+			ct_break(ct);
+		}
+		if (ct->ep_users == 0 && !ct->polling) {
+			ct_break(ct); /* drops abandoned slots */
+			ct_disconnect(ct);
+			return ct_connect(ct);
+		}
+		if (pthread_cond_timedwait(&ct->cv, &ct->lock, dl) == ETIMEDOUT)
+			return -ETIMEDOUT;
+	}
+}
+
+/* --- the call --- */
+
+static int slot_prepare(struct ct *ct, struct ct_slot *s)
+{
+	size_t cap = ct->opts.max_msg;
+
+	if (cap < ct->opts.inline_recv)
+		cap = ct->opts.inline_recv;
+	if (!s->xdr_ok) {
+		if (rpcrdma_xdrgrow_create(&s->xdr, CT_XDR_INITIAL,
+					   ct->opts.max_msg))
+			return -ENOMEM;
+		s->xdr_ok = true;
+	}
+	if (!s->reply_buf) {
+		s->reply_buf = malloc(cap);
+		if (!s->reply_buf)
+			return -ENOMEM;
+		s->reply_cap = cap;
+	}
+	rpcrdma_xdrgrow_reset(&s->xdr);
+	s->err = 0;
+	s->rdma_err = 0;
+	s->reply_len = 0;
+	return 0;
+}
+
+/* Takes a credit and a slot (ct->lock held). */
+static int ct_get_slot(struct ct *ct, const struct timespec *dl,
+		       struct ct_slot **out)
+{
+	bool waited = false;
+	int rc;
+
+	while (!rpcrdma_req_credits_get(&ct->credits)) {
+		if (!waited) {
+			CT_INC(ct, credit_waits);
+			waited = true;
+		}
+		rc = ct_wait(ct, pred_credit, NULL, dl, true);
+		if (rc == -ETIMEDOUT && ct->ep_users == 0 &&
+		    ct->credits.inflight > 0)
+			ct_break(ct); /* all held by abandoned calls */
+		if (rc)
+			return rc;
+	}
+	RPCRDMA_STAT_MAX(ct->ep, inflight_peak, ct->credits.peak);
+	for (uint32_t i = 0; i < ct->nslots; i++) {
+		if (ct->slots[i].state == SLOT_FREE) {
+			ct->slots[i].state = SLOT_OWNED;
+			ct->ep_users++;
+			*out = &ct->slots[i];
+			return 0;
+		}
+	}
+	/* Cannot happen: slots == credit maximum. */
+	rpcrdma_req_credits_put(&ct->credits);
+	return -ENOSPC;
+}
+
+/* Encodes the call into the slot: header, procedure, credentials, args. */
+static bool ct_encode(struct ct *ct, struct ct_slot *s, uint32_t xid,
+		      rpcproc_t proc, xdrproc_t xargs, void *argsp)
+{
+	AUTH *auth = ct->clnt.cl_auth;
+	uint8_t hdr[CT_CALLHDR_LEN];
+	int32_t p = (int32_t)proc;
+	uint32_t nxid = htonl(xid);
+	bool ok;
+
+	pthread_mutex_lock(&ct->lock);
+	memcpy(hdr, ct->callhdr, sizeof(hdr));
+	pthread_mutex_unlock(&ct->lock);
+	memcpy(hdr, &nxid, sizeof(nxid));
+	pthread_mutex_lock(&ct->auth_lock);
+	ok = XDR_PUTBYTES(&s->xdr, (char *)hdr, sizeof(hdr)) &&
+	     XDR_PUTINT32(&s->xdr, &p) && AUTH_MARSHALL(auth, &s->xdr);
+	pthread_mutex_unlock(&ct->auth_lock);
+	return ok && AUTH_WRAP(auth, &s->xdr, xargs, argsp);
+}
+
+/*
+ * Registers what the peer needs, builds the transport header and sends
+ * (RFC 8166 section 3.5: inline, or Long Call). 0 or -errno; the
+ * failure's clnt_stat is in *stat.
+ */
+static int ct_send(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
+		   enum clnt_stat *stat)
+{
+	const struct rpcrdma_inline *inl = rpcrdma_ep_inline(ep);
+	struct rpcrdma_call_plan plan;
+	struct rpcrdma_segment seg;
+	struct rpcrdma_msg m;
+	uint8_t hbuf[CT_HDRBUF_LEN];
+	struct iovec iov[2];
+	size_t rpc_len, hlen, lists;
+	void *rpc;
+	int rc;
+
+	rpc = rpcrdma_xdrgrow_buf(&s->xdr, &rpc_len);
+	/* Empty write list, reply chunk of one segment (section 4.2.1). */
+	lists = rpcrdma_hdr_size_for(0, 0, NULL, 1) - RPCRDMA_HDR_FIXED - 4;
+	rc = rpcrdma_plan_call((uint32_t)rpc_len, NULL, 0, 0, inl->send_max,
+			       lists, &plan);
+	if (rc) {
+		*stat = RPC_CANTENCODEARGS;
+		return rc;
+	}
+	rc = rpcrdma_ep_reg(ep, s->reply_buf, ct->opts.max_msg,
+			    RPCRDMA_ACCESS_REMOTE_WRITE, &s->reply_mr);
+	if (rc)
+		goto out_sys;
+	rpcrdma_msg_init(&m, s->xid, ct->opts.credits,
+			 plan.kind == RPCRDMA_CALL_LONG ? RPCRDMA_NOMSG
+							: RPCRDMA_MSG);
+	if (plan.kind == RPCRDMA_CALL_LONG) {
+		rc = rpcrdma_ep_reg(ep, rpc, rpc_len,
+				    RPCRDMA_ACCESS_REMOTE_READ, &s->call_mr);
+		if (rc)
+			goto out_sys;
+		seg.handle = rpcrdma_mr_rkey(s->call_mr);
+		seg.length = (uint32_t)rpc_len;
+		seg.offset = (uint64_t)(uintptr_t)rpc;
+		rc = rpcrdma_msg_add_read(&m, 0, &seg);
+		if (rc)
+			goto out_enc;
+	}
+	seg.handle = rpcrdma_mr_rkey(s->reply_mr);
+	seg.length = ct->opts.max_msg;
+	seg.offset = (uint64_t)(uintptr_t)s->reply_buf;
+	rc = rpcrdma_msg_add_reply_seg(&m, &seg);
+	if (rc)
+		goto out_enc;
+	rc = rpcrdma_hdr_encode(&m, hbuf, sizeof(hbuf), &hlen);
+	if (rc)
+		goto out_enc;
+	iov[0].iov_base = hbuf;
+	iov[0].iov_len = hlen;
+	iov[1].iov_base = rpc;
+	iov[1].iov_len = rpc_len;
+
+	pthread_mutex_lock(&ct->lock);
+	s->state = SLOT_WAITING;
+	if (plan.kind == RPCRDMA_CALL_LONG) {
+		CT_INC(ct, calls_long);
+		CT_INC(ct, sent_nomsg);
+		CT_INC(ct, read_chunks);
+	} else {
+		CT_INC(ct, calls_inline);
+		CT_INC(ct, sent_msg);
+	}
+	CT_INC(ct, reply_chunks);
+	pthread_mutex_unlock(&ct->lock);
+
+	rc =
+	    rpcrdma_ep_send(ep, iov, plan.kind == RPCRDMA_CALL_LONG ? 1 : 2, 0);
+	if (rc) {
+		*stat = RPC_CANTSEND;
+		pthread_mutex_lock(&ct->lock);
+		if (s->state == SLOT_WAITING)
+			s->state = SLOT_DONE;
+		if (rc == -ENOTCONN)
+			ct_break(ct);
+		pthread_mutex_unlock(&ct->lock);
+	}
+	return rc;
+out_enc:
+	*stat = RPC_CANTENCODEARGS;
+	return rc;
+out_sys:
+	*stat = RPC_SYSTEMERROR;
+	return rc;
+}
+
+/* Decodes no results: xdr_replymsg's placeholder for them. */
+static bool_t ct_xdr_void(XDR *xdrs, ...)
+{
+	(void)xdrs;
+	return TRUE;
+}
+
+/* Decodes the reply in the slot (RPC message in s->reply_buf). */
+static enum clnt_stat ct_decode(struct ct *ct, struct ct_slot *s,
+				xdrproc_t xres, void *resp, struct rpc_err *err,
+				bool *refresh)
+{
+	AUTH *auth = ct->clnt.cl_auth;
+	struct rpc_msg reply;
+	XDR x;
+
+	memset(&reply, 0, sizeof(reply));
+	reply.acpted_rply.ar_verf = _null_auth;
+	reply.acpted_rply.ar_results.where = NULL;
+	reply.acpted_rply.ar_results.proc = ct_xdr_void;
+	xdrmem_create(&x, (char *)s->reply_buf, s->reply_len, XDR_DECODE);
+	if (!xdr_replymsg(&x, &reply) || reply.rm_xid != s->xid) {
+		err->re_status = RPC_CANTDECODERES;
+		goto out;
+	}
+	_seterr_reply(&reply, err);
+	if (err->re_status == RPC_SUCCESS) {
+		pthread_mutex_lock(&ct->auth_lock);
+		if (!AUTH_VALIDATE(auth, &reply.acpted_rply.ar_verf)) {
+			err->re_status = RPC_AUTHERROR;
+			err->re_why = AUTH_INVALIDRESP;
+		}
+		pthread_mutex_unlock(&ct->auth_lock);
+		if (err->re_status == RPC_SUCCESS &&
+		    !AUTH_UNWRAP(auth, &x, xres, resp))
+			err->re_status = RPC_CANTDECODERES;
+	} else if (err->re_status == RPC_AUTHERROR) {
+		pthread_mutex_lock(&ct->auth_lock);
+		*refresh = AUTH_REFRESH(auth, &reply);
+		pthread_mutex_unlock(&ct->auth_lock);
+	}
+	if (reply.acpted_rply.ar_verf.oa_base) {
+		x.x_op = XDR_FREE;
+		(void)xdr_opaque_auth(&x, &reply.acpted_rply.ar_verf);
+	}
+out:
+	XDR_DESTROY(&x);
+	return err->re_status;
+}
+
+static void err_from_errno(struct rpc_err *err, enum clnt_stat st, int rc)
+{
+	memset(err, 0, sizeof(*err));
+	err->re_status = st;
+	err->re_errno = rc < 0 ? -rc : rc;
+}
+
+static enum clnt_stat ct_call_once(struct ct *ct, rpcproc_t proc,
+				   xdrproc_t xargs, void *argsp, xdrproc_t xres,
+				   void *resp, const struct timespec *dl,
+				   struct rpc_err *err, bool *refresh)
+{
+	enum clnt_stat st = RPC_SUCCESS;
+	struct rpcrdma_ep *ep;
+	struct ct_slot *s;
+	uint32_t xid;
+	int rc;
+
+	memset(err, 0, sizeof(*err));
+	pthread_mutex_lock(&ct->lock);
+	for (;;) {
+		rc = ct_ensure_conn(ct, dl);
+		if (rc) {
+			st = rc == -ETIMEDOUT ? RPC_TIMEDOUT : RPC_CANTSEND;
+			goto out_unlock;
+		}
+		rc = ct_get_slot(ct, dl, &s);
+		if (rc == -ENOTCONN)
+			continue; /* broke while waiting: reconnect */
+		if (rc) {
+			st = rc == -ETIMEDOUT ? RPC_TIMEDOUT : RPC_SYSTEMERROR;
+			goto out_unlock;
+		}
+		break;
+	}
+	ep = ct->ep;
+	xid = atomic_fetch_add(&ct->next_xid, 1);
+	ct->last_xid = xid;
+	s->xid = xid;
+	pthread_mutex_unlock(&ct->lock);
+
+	rc = slot_prepare(ct, s);
+	if (rc) {
+		st = RPC_SYSTEMERROR;
+		goto out_release;
+	}
+	if (!ct_encode(ct, s, xid, proc, xargs, argsp)) {
+		st = RPC_CANTENCODEARGS;
+		rc = -EMSGSIZE;
+		goto out_release;
+	}
+	rc = ct_send(ct, ep, s, &st);
+	if (rc)
+		goto out_release;
+
+	pthread_mutex_lock(&ct->lock);
+	rc = ct_wait(ct, pred_slot_done, s, dl, false);
+	if (rc == -ETIMEDOUT && s->state == SLOT_WAITING) {
+		/* Keep credit and registrations until the reply shows up. */
+		s->state = SLOT_ABANDONED;
+		ct->ep_users--;
+		pthread_cond_broadcast(&ct->cv);
+		err->re_status = RPC_TIMEDOUT;
+		pthread_mutex_unlock(&ct->lock);
+		return RPC_TIMEDOUT;
+	}
+	pthread_mutex_unlock(&ct->lock);
+	/* Done, or the connection broke (ct_break completed the slot). */
+	if (s->state != SLOT_DONE || s->err == -ENOTCONN) {
+		st = RPC_CANTRECV;
+		rc = -ENOTCONN;
+	} else if (s->err == -EPROTO) {
+		st = RPC_CANTRECV;
+		rc = s->rdma_err == RPCRDMA_ERR_VERS ? -EPROTONOSUPPORT
+						     : -EBADMSG;
+	} else if (s->err) {
+		st = RPC_CANTDECODERES;
+		rc = s->err;
+	}
+	slot_dereg(s);
+	if (st == RPC_SUCCESS) {
+		st = ct_decode(ct, s, xres, resp, err, refresh);
+		rc = 0;
+	}
+out_release:
+	slot_dereg(s);
+	pthread_mutex_lock(&ct->lock);
+	slot_free(ct, s);
+out_unlock:
+	pthread_mutex_unlock(&ct->lock);
+	if (rc)
+		err_from_errno(err, st, rc);
+	return st;
+}
+
+static enum clnt_stat clnt_rdma_call(CLIENT *cl, rpcproc_t proc,
+				     xdrproc_t xargs, void *argsp,
+				     xdrproc_t xres, void *resp,
+				     struct timeval timeout)
+{
+	struct ct *ct = to_ct(cl);
+	int refreshes = CT_REFRESHES;
+	struct timespec dl;
+	struct rpc_err err;
+	enum clnt_stat st;
+	struct timeval tv;
+	bool refresh;
+
+	pthread_mutex_lock(&ct->lock);
+	if (ct->wait_set || !timeval_ok(&timeout))
+		tv = ct->wait;
+	else
+		tv = timeout;
+	pthread_mutex_unlock(&ct->lock);
+	deadline_after(&dl, &tv);
+	do {
+		refresh = false;
+		st = ct_call_once(ct, proc, xargs, argsp, xres, resp, &dl, &err,
+				  &refresh);
+	} while (st == RPC_AUTHERROR && refresh && refreshes-- > 0);
+
+	pthread_mutex_lock(&ct->lock);
+	ct->error = err;
+	pthread_mutex_unlock(&ct->lock);
+	return st;
+}
+
+static void clnt_rdma_abort(CLIENT *cl)
+{
+	(void)cl;
+}
+
+static void clnt_rdma_geterr(CLIENT *cl, struct rpc_err *errp)
+{
+	struct ct *ct = to_ct(cl);
+
+	pthread_mutex_lock(&ct->lock);
+	*errp = ct->error;
+	pthread_mutex_unlock(&ct->lock);
+}
+
+static bool_t clnt_rdma_freeres(CLIENT *cl, xdrproc_t xres, void *resp)
+{
+	(void)cl;
+	xdr_free(xres, resp);
+	return TRUE;
+}
+
+/* Words of the prebuilt call header (RFC 5531 section 9). */
+#define CALLHDR_PROG 3
+#define CALLHDR_VERS 4
+
+static uint32_t callhdr_get(const struct ct *ct, int word)
+{
+	uint32_t v;
+
+	memcpy(&v, ct->callhdr + 4 * word, sizeof(v));
+	return ntohl(v);
+}
+
+static void callhdr_set(struct ct *ct, int word, uint32_t v)
+{
+	v = htonl(v);
+	memcpy(ct->callhdr + 4 * word, &v, sizeof(v));
+}
+
+static bool_t clnt_rdma_control(CLIENT *cl, u_int req, void *info)
+{
+	struct ct *ct = to_ct(cl);
+	bool_t ok = TRUE;
+
+	switch (req) {
+	case CLSET_FD_CLOSE:
+	case CLSET_FD_NCLOSE:
+		return TRUE;
+	}
+	if (!info)
+		return FALSE;
+	pthread_mutex_lock(&ct->lock);
+	switch (req) {
+	case CLSET_TIMEOUT:
+		if (!timeval_ok(info)) {
+			ok = FALSE;
+			break;
+		}
+		ct->wait = *(struct timeval *)info;
+		ct->wait_set = true;
+		break;
+	case CLGET_TIMEOUT:
+		*(struct timeval *)info = ct->wait;
+		break;
+	case CLGET_SERVER_ADDR:
+		memcpy(info, &ct->addr, ct->addrlen);
+		break;
+	case CLGET_SVC_ADDR:
+		*(struct netbuf *)info = ct->nb;
+		break;
+	case CLGET_FD:
+		if (ct->ep)
+			*(int *)info = rpcrdma_ep_fd(ct->ep);
+		else
+			ok = FALSE;
+		break;
+	case CLGET_XID:
+		*(uint32_t *)info = ct->last_xid;
+		break;
+	case CLSET_XID:
+		/* The xid of the next call. */
+		atomic_store(&ct->next_xid, *(uint32_t *)info);
+		break;
+	case CLGET_VERS:
+		*(uint32_t *)info = callhdr_get(ct, CALLHDR_VERS);
+		break;
+	case CLSET_VERS:
+		callhdr_set(ct, CALLHDR_VERS, *(uint32_t *)info);
+		break;
+	case CLGET_PROG:
+		*(uint32_t *)info = callhdr_get(ct, CALLHDR_PROG);
+		break;
+	case CLSET_PROG:
+		callhdr_set(ct, CALLHDR_PROG, *(uint32_t *)info);
+		break;
+	case CLGET_RDMA_STATS:
+		*(struct rpcrdma_stats *)info = ct->base;
+		if (ct->ep)
+			stats_add(info, rpcrdma_ep_stats(ct->ep));
+		break;
+	case CLGET_RDMA_INLINE:
+		if (ct->ep)
+			*(struct rpcrdma_inline *)info =
+			    *rpcrdma_ep_inline(ct->ep);
+		else
+			ok = FALSE;
+		break;
+	default:
+		ok = FALSE;
+		break;
+	}
+	pthread_mutex_unlock(&ct->lock);
+	return ok;
+}
+
+static void ct_free(struct ct *ct)
+{
+	ct_disconnect(ct);
+	for (uint32_t i = 0; i < ct->nslots; i++) {
+		if (ct->slots[i].xdr_ok)
+			rpcrdma_xdrgrow_destroy(&ct->slots[i].xdr);
+		free(ct->slots[i].reply_buf);
+	}
+	free(ct->slots);
+	free(ct->src_str);
+	free(ct->clnt.cl_netid);
+	free(ct->clnt.cl_tp);
+	pthread_cond_destroy(&ct->cv);
+	pthread_mutex_destroy(&ct->auth_lock);
+	pthread_mutex_destroy(&ct->lock);
+	free(ct);
+}
+
+static void clnt_rdma_destroy(CLIENT *cl)
+{
+	struct ct *ct = to_ct(cl);
+
+	/* cl_auth belongs to the caller (authnone's is a shared one). */
+	ct_free(ct);
+}
+
+static const struct clnt_ops clnt_rdma_ops = {
+	.cl_call = clnt_rdma_call,
+	.cl_abort = clnt_rdma_abort,
+	.cl_geterr = clnt_rdma_geterr,
+	.cl_freeres = clnt_rdma_freeres,
+	.cl_destroy = clnt_rdma_destroy,
+	.cl_control = clnt_rdma_control,
+};
+
+int rpcrdma_clnt_stats(CLIENT *cl, struct rpcrdma_stats *out)
+{
+	if (!cl || !out || cl->cl_ops != &clnt_rdma_ops)
+		return -EINVAL;
+	return clnt_rdma_control(cl, CLGET_RDMA_STATS, out) ? 0 : -EINVAL;
+}
+
+/* --- creation --- */
+
+static void create_err(enum clnt_stat st, int rc)
+{
+	rpc_createerr.cf_stat = st;
+	rpc_createerr.cf_error.re_errno = rc < 0 ? -rc : rc;
+}
+
+/* explicit port > RPCRDMA_PORT > the server's rpcbind. */
+static int ct_port(const char *host, rpcprog_t prog, rpcvers_t vers,
+		   const struct rpcrdma_opts *o, int family, uint16_t *port)
+{
+	const char *env = getenv("RPCRDMA_PORT");
+	unsigned long v;
+	char *end;
+
+	if (o->port) {
+		*port = o->port;
+		return 0;
+	}
+	if (env && *env) {
+		errno = 0;
+		v = strtoul(env, &end, 10);
+		if (!errno && !*end && v > 0 && v <= 65535) {
+			*port = (uint16_t)v;
+			return 0;
+		}
+	}
+	return rpcrdma_rpcb_lookup(host, prog, vers,
+				   family == AF_INET6 ? "rdma6" : "rdma", port);
+}
+
+static void set_port(struct sockaddr_storage *ss, uint16_t port)
+{
+	if (ss->ss_family == AF_INET6)
+		((struct sockaddr_in6 *)ss)->sin6_port = htons(port);
+	else
+		((struct sockaddr_in *)ss)->sin_port = htons(port);
+}
+
+static int ct_resolve_src(struct ct *ct, int family)
+{
+	struct addrinfo hints, *res;
+	int rc;
+
+	if (!ct->opts.src_addr)
+		return 0;
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = family;
+	hints.ai_socktype = SOCK_STREAM;
+	rc = getaddrinfo(ct->opts.src_addr, NULL, &hints, &res);
+	if (rc)
+		return -EADDRNOTAVAIL;
+	memcpy(&ct->src, res->ai_addr, res->ai_addrlen);
+	ct->has_src = true;
+	freeaddrinfo(res);
+	return 0;
+}
+
+/* Tries each address of host in turn; 0 or the clnt_stat in *st. */
+static int ct_first_connect(struct ct *ct, const char *host, rpcprog_t prog,
+			    rpcvers_t vers, enum clnt_stat *st)
+{
+	struct addrinfo hints, *res, *ai;
+	uint16_t port;
+	int rc;
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	if (getaddrinfo(host, NULL, &hints, &res)) {
+		*st = RPC_UNKNOWNHOST;
+		return -EHOSTUNREACH;
+	}
+	rc = -EAFNOSUPPORT;
+	*st = RPC_UNKNOWNHOST;
+	for (ai = res; ai; ai = ai->ai_next) {
+		if ((ai->ai_family != AF_INET && ai->ai_family != AF_INET6) ||
+		    ai->ai_addrlen > sizeof(ct->addr))
+			continue;
+		rc = ct_port(host, prog, vers, &ct->opts, ai->ai_family, &port);
+		if (rc) {
+			*st = rc == -ENOENT ? RPC_PROGNOTREGISTERED
+					    : RPC_PMAPFAILURE;
+			continue;
+		}
+		memset(&ct->addr, 0, sizeof(ct->addr));
+		memcpy(&ct->addr, ai->ai_addr, ai->ai_addrlen);
+		ct->addrlen = ai->ai_addrlen;
+		set_port(&ct->addr, port);
+		ct->has_src = false;
+		rc = ct_resolve_src(ct, ai->ai_family);
+		if (!rc)
+			rc = ct_connect(ct);
+		if (!rc)
+			break;
+		*st = RPC_SYSTEMERROR;
+	}
+	freeaddrinfo(res);
+	return rc;
+}
+
+static void ct_callhdr(struct ct *ct, rpcprog_t prog, rpcvers_t vers)
+{
+	struct rpc_msg call;
+	XDR x;
+
+	memset(&call, 0, sizeof(call));
+	call.rm_xid = 0;
+	call.rm_direction = CALL;
+	call.rm_call.cb_rpcvers = RPC_MSG_VERSION;
+	call.rm_call.cb_prog = prog;
+	call.rm_call.cb_vers = vers;
+	xdrmem_create(&x, (char *)ct->callhdr, sizeof(ct->callhdr), XDR_ENCODE);
+	(void)xdr_callhdr(&x, &call); /* exactly 20 bytes */
+	XDR_DESTROY(&x);
+}
+
+static int ct_init_locks(struct ct *ct)
+{
+	pthread_condattr_t ca;
+	int rc;
+
+	rc = pthread_mutex_init(&ct->lock, NULL);
+	if (rc)
+		return -rc;
+	rc = pthread_mutex_init(&ct->auth_lock, NULL);
+	if (rc)
+		goto out_lock;
+	rc = pthread_condattr_init(&ca);
+	if (rc)
+		goto out_auth;
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	rc = pthread_cond_init(&ct->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	if (rc)
+		goto out_auth;
+	return 0;
+out_auth:
+	pthread_mutex_destroy(&ct->auth_lock);
+out_lock:
+	pthread_mutex_destroy(&ct->lock);
+	return -rc;
+}
+
+CLIENT *clnt_rdma_create(const char *host, rpcprog_t prog, rpcvers_t vers,
+			 const struct rpcrdma_opts *opts)
+{
+	enum clnt_stat st = RPC_SYSTEMERROR;
+	uint32_t xid0;
+	struct ct *ct;
+	int rc;
+
+	if (!host) {
+		create_err(RPC_UNKNOWNHOST, EINVAL);
+		return NULL;
+	}
+	ct = calloc(1, sizeof(*ct));
+	if (!ct) {
+		create_err(RPC_SYSTEMERROR, ENOMEM);
+		return NULL;
+	}
+	if (opts)
+		ct->opts = *opts;
+	else
+		rpcrdma_opts_from_env(&ct->opts);
+	rc = rpcrdma_opts_to_ep(&ct->opts, &ct->eo);
+	if (rc || ct->opts.max_msg < RPCRDMA_XDR_UNIT) {
+		free(ct);
+		create_err(RPC_SYSTEMERROR, EINVAL);
+		return NULL;
+	}
+	rc = ct_init_locks(ct);
+	if (rc) {
+		free(ct);
+		create_err(RPC_SYSTEMERROR, rc);
+		return NULL;
+	}
+	ct->slots = calloc(ct->opts.credits, sizeof(*ct->slots));
+	if (ct->slots)
+		ct->nslots = ct->opts.credits;
+	if (ct->opts.src_addr)
+		ct->src_str = strdup(ct->opts.src_addr);
+	ct->clnt.cl_netid = strdup("rdma");
+	if (!ct->slots || !ct->clnt.cl_netid ||
+	    (ct->opts.src_addr && !ct->src_str)) {
+		rc = -ENOMEM;
+		goto out_free;
+	}
+	ct->opts.src_addr = ct->src_str;
+	rpcrdma_limits_default(&ct->limits);
+	ct->wait.tv_sec = 25; /* libtirpc's customary default */
+	/* libtirpc's field is not const; nothing writes through it. */
+	ct->clnt.cl_ops = (struct clnt_ops *)(uintptr_t)&clnt_rdma_ops;
+	ct->clnt.cl_private = ct;
+	ct_callhdr(ct, prog, vers);
+	if (getrandom(&xid0, sizeof(xid0), GRND_NONBLOCK) != sizeof(xid0))
+		xid0 = (uint32_t)time(NULL) ^ ((uint32_t)getpid() << 16);
+	atomic_init(&ct->next_xid, xid0);
+	ct->last_xid = xid0;
+
+	rc = ct_first_connect(ct, host, prog, vers, &st);
+	if (rc)
+		goto out_free;
+	if (ct->addr.ss_family == AF_INET6) {
+		free(ct->clnt.cl_netid);
+		ct->clnt.cl_netid = strdup("rdma6");
+		if (!ct->clnt.cl_netid) {
+			rc = -ENOMEM;
+			st = RPC_SYSTEMERROR;
+			goto out_free;
+		}
+	}
+	ct->nb.buf = &ct->addr;
+	ct->nb.len = ct->addrlen;
+	ct->nb.maxlen = sizeof(ct->addr);
+	ct->clnt.cl_auth = authnone_create();
+	if (!ct->clnt.cl_auth) {
+		rc = -ENOMEM;
+		st = RPC_SYSTEMERROR;
+		goto out_free;
+	}
+	return &ct->clnt;
+out_free:
+	ct_free(ct);
+	create_err(st, rc);
+	return NULL;
+}
