@@ -1,0 +1,609 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Guest test of the verbs engine (xprt_rdma/engine.h) on Soft-RoCE: a
+ * listener on $RPCRDMA_ADDR_B and a client from $RPCRDMA_ADDR_A in one
+ * process, the server side driven by a thread where both must run at once.
+ * Run: tests/vm/run -- ./tests/vm/t_engine (from the build directory).
+ */
+#include <arpa/inet.h>
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "xprt_rdma/engine.h"
+
+#define T_TIMEOUT_MS	10000
+
+static struct sockaddr_in addr_a, addr_b;
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static void addr_from_env(struct sockaddr_in *sin, const char *var,
+			  const char *dflt)
+{
+	const char *v = getenv(var);
+
+	memset(sin, 0, sizeof(*sin));
+	sin->sin_family = AF_INET;
+	ck_assert_int_eq(inet_pton(AF_INET, v && *v ? v : dflt,
+				   &sin->sin_addr), 1);
+}
+
+static void setup(void)
+{
+	addr_from_env(&addr_a, "RPCRDMA_ADDR_A", "10.99.0.1");
+	addr_from_env(&addr_b, "RPCRDMA_ADDR_B", "10.99.0.2");
+}
+
+static struct rpcrdma_ep_opts mkopts(uint32_t snd, uint32_t rcv,
+				     uint32_t credits, bool pvt)
+{
+	struct rpcrdma_ep_opts o = {
+		.inline_send = snd,
+		.inline_recv = rcv,
+		.credits = credits,
+		.send_pvtdata = pvt,
+		.remote_inv = false,
+		.timeout_ms = T_TIMEOUT_MS,
+	};
+	return o;
+}
+
+/* ---- a listener and an accepting thread ---- */
+
+struct srv {
+	struct rpcrdma_listener *l;
+	struct rpcrdma_ep *ep;		/* the accepted one (one-shot mode) */
+	int err;
+	/* cycle mode: accept and destroy until stop */
+	bool cycle;
+	volatile bool stop;
+	int accepted;
+	pthread_t th;
+};
+
+static void *srv_main(void *arg)
+{
+	struct srv *s = arg;
+	uint64_t deadline = now_ms() + 30000;
+
+	for (;;) {
+		struct pollfd pfd = { .fd = rpcrdma_listener_fd(s->l),
+				      .events = POLLIN };
+		struct rpcrdma_ep *ep;
+		int ret;
+
+		if (s->cycle ? s->stop : now_ms() > deadline)
+			break;
+		poll(&pfd, 1, 50);
+		while ((ret = rpcrdma_listener_accept(s->l, &ep)) == 1) {
+			if (!s->cycle) {
+				s->ep = ep;
+				return NULL;
+			}
+			rpcrdma_ep_destroy(ep);
+			__atomic_add_fetch(&s->accepted, 1, __ATOMIC_SEQ_CST);
+		}
+		if (ret < 0) {
+			s->err = ret;
+			return NULL;
+		}
+	}
+	if (!s->cycle)
+		s->err = -ETIMEDOUT;
+	return NULL;
+}
+
+static void srv_start(struct srv *s, const struct rpcrdma_ep_opts *o,
+		      bool cycle)
+{
+	memset(s, 0, sizeof(*s));
+	s->cycle = cycle;
+	ck_assert_int_eq(rpcrdma_listener_create(
+				 (const struct sockaddr *)&addr_b, o, &s->l), 0);
+	ck_assert_int_ne(((const struct sockaddr_in *)
+				  rpcrdma_listener_addr(s->l))->sin_port, 0);
+	ck_assert_int_eq(pthread_create(&s->th, NULL, srv_main, s), 0);
+}
+
+static struct sockaddr_in srv_dst(const struct srv *s)
+{
+	struct sockaddr_in dst = addr_b;
+
+	dst.sin_port = ((const struct sockaddr_in *)
+				rpcrdma_listener_addr(s->l))->sin_port;
+	return dst;
+}
+
+/* Connects a client with co to a listener with so; both endpoints out. */
+static void pair_connect(const struct rpcrdma_ep_opts *co,
+			 const struct rpcrdma_ep_opts *so, struct srv *s,
+			 struct rpcrdma_ep **cep)
+{
+	struct sockaddr_in dst;
+
+	srv_start(s, so, false);
+	dst = srv_dst(s);
+	ck_assert_int_eq(rpcrdma_ep_connect((const struct sockaddr *)&dst,
+					    (const struct sockaddr *)&addr_a,
+					    co, cep), 0);
+	ck_assert_int_eq(pthread_join(s->th, NULL), 0);
+	ck_assert_int_eq(s->err, 0);
+	ck_assert_ptr_nonnull(s->ep);
+	ck_assert(rpcrdma_ep_connected(*cep));
+	ck_assert(rpcrdma_ep_connected(s->ep));
+	ck_assert_int_ge(rpcrdma_ep_fd(*cep), 0);
+	ck_assert_int_ge(rpcrdma_ep_fd(s->ep), 0);
+}
+
+static void pair_destroy(struct srv *s, struct rpcrdma_ep *cep)
+{
+	rpcrdma_ep_destroy(cep);
+	rpcrdma_ep_destroy(s->ep);
+	rpcrdma_listener_destroy(s->l);
+}
+
+static void check_inline(const struct rpcrdma_ep *ep, uint32_t snd,
+			 uint32_t rcv, bool sent)
+{
+	const struct rpcrdma_inline *in = rpcrdma_ep_inline(ep);
+
+	ck_assert_uint_eq(in->send_max, snd);
+	ck_assert_uint_eq(in->recv_max, rcv);
+	ck_assert(in->peer_sent_pvtdata == sent);
+	ck_assert(!in->peer_remote_inv);
+}
+
+/*
+ * RFC 8797 section 5: each side's send threshold is the minimum of its own
+ * Send size and the peer's Receive size. Client S=8192 R=2048, server
+ * S=4096 R=16384: client send min(8192,16384)=8192, recv min(2048,4096)
+ * =2048; server send min(4096,2048)=2048, recv min(16384,8192)=8192.
+ */
+START_TEST(test_pvtdata_sizes)
+{
+	struct rpcrdma_ep_opts co = mkopts(8192, 2048, 8, true);
+	struct rpcrdma_ep_opts so = mkopts(4096, 16384, 8, true);
+	struct rpcrdma_ep *cep;
+	struct srv s;
+
+	pair_connect(&co, &so, &s, &cep);
+	check_inline(cep, 8192, 2048, true);
+	check_inline(s.ep, 2048, 8192, true);
+	ck_assert_int_ge(rpcrdma_ep_recvs_posted(cep), 8);
+	ck_assert_int_ge(rpcrdma_ep_recvs_posted(s.ep), 8);
+	ck_assert_uint_eq(rpcrdma_ep_stats(cep)->connects, 1);
+	ck_assert_uint_eq(rpcrdma_ep_stats(s.ep)->connects, 1);
+	pair_destroy(&s, cep);
+}
+END_TEST
+
+/* Equal sizes the other way round: client S=1024 R=65536, server
+ * S=262144 R=3072: client send min(1024,3072)=1024, recv
+ * min(65536,262144)=65536; server send min(262144,65536)=65536,
+ * recv min(3072,1024)=1024. */
+START_TEST(test_pvtdata_sizes2)
+{
+	struct rpcrdma_ep_opts co = mkopts(1024, 65536, 4, true);
+	struct rpcrdma_ep_opts so = mkopts(262144, 3072, 4, true);
+	struct rpcrdma_ep *cep;
+	struct srv s;
+
+	pair_connect(&co, &so, &s, &cep);
+	check_inline(cep, 1024, 65536, true);
+	check_inline(s.ep, 65536, 1024, true);
+	pair_destroy(&s, cep);
+}
+END_TEST
+
+/* RFC 8797 section 5 / RFC 8166 section 3.3.3: no Private Data from one
+ * side means 1024 bytes each way on both. _i == 0: the client sends
+ * none; _i == 1: the server answers with none. */
+START_TEST(test_pvtdata_none)
+{
+	struct rpcrdma_ep_opts co = mkopts(8192, 8192, 8, _i != 0);
+	struct rpcrdma_ep_opts so = mkopts(8192, 8192, 8, _i == 0);
+	struct rpcrdma_ep *cep;
+	struct srv s;
+
+	pair_connect(&co, &so, &s, &cep);
+	check_inline(cep, 1024, 1024, false);
+	check_inline(s.ep, 1024, 1024, false);
+	pair_destroy(&s, cep);
+}
+END_TEST
+
+/* ---- messages ---- */
+
+#define NMSG 100
+
+static uint8_t pattern(uint32_t msg, uint32_t i)
+{
+	return (uint8_t)(msg * 131u + i * 7u + 1u);
+}
+
+static uint32_t msg_len(uint32_t msg, uint32_t max)
+{
+	/* 0..max, both ends included, spread over the range. */
+	if (msg == 0)
+		return 0;
+	if (msg == 1)
+		return max;
+	return (msg * 2654435761u) % (max + 1);
+}
+
+/* Sends NMSG messages as 3-piece iovecs; returns 0 or the error. */
+static int send_all(struct rpcrdma_ep *ep)
+{
+	uint32_t max = rpcrdma_ep_inline(ep)->send_max;
+	static uint8_t buf[65536];
+	uint32_t m, i;
+
+	for (m = 0; m < NMSG; m++) {
+		uint32_t len = msg_len(m, max);
+		struct iovec iov[3];
+		int ret;
+
+		for (i = 0; i < len; i++)
+			buf[i] = pattern(m, i);
+		iov[0].iov_base = buf;
+		iov[0].iov_len = len / 3;
+		iov[1].iov_base = buf + len / 3;
+		iov[1].iov_len = len / 3;
+		iov[2].iov_base = buf + 2 * (len / 3);
+		iov[2].iov_len = len - 2 * (len / 3);
+		ret = rpcrdma_ep_send(ep, iov, 3, 0);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Receives NMSG messages and checks them byte for byte: 0, or -1 - the
+ * index of the first bad message, or the poll error. */
+static int recv_all(struct rpcrdma_ep *ep, uint32_t peer_max)
+{
+	uint32_t m, i;
+
+	for (m = 0; m < NMSG; m++) {
+		struct rpcrdma_rx rx;
+		int ret = rpcrdma_ep_poll(ep, &rx, T_TIMEOUT_MS);
+
+		if (ret != 1)
+			return ret < 0 ? ret : -ETIMEDOUT;
+		if (rx.len != msg_len(m, peer_max) || rx.invalidated)
+			return -1000 - (int)m;
+		for (i = 0; i < rx.len; i++)
+			if (rx.data[i] != pattern(m, i))
+				return -1000 - (int)m;
+		rpcrdma_ep_rx_done(ep, &rx);
+	}
+	return 0;
+}
+
+struct echo {
+	struct rpcrdma_ep *ep;
+	uint32_t peer_max;
+	int rx_ret, tx_ret;
+};
+
+static void *echo_main(void *arg)
+{
+	struct echo *e = arg;
+
+	e->rx_ret = recv_all(e->ep, e->peer_max);
+	e->tx_ret = send_all(e->ep);
+	return NULL;
+}
+
+START_TEST(test_messages)
+{
+	struct rpcrdma_ep_opts co = mkopts(4096, 8192, 16, true);
+	struct rpcrdma_ep_opts so = mkopts(8192, 4096, 16, true);
+	struct rpcrdma_ep *cep;
+	struct rpcrdma_stats g0, g1;
+	struct echo e;
+	pthread_t th;
+	struct srv s;
+	uint8_t big[4097];
+	struct iovec iov = { big, sizeof(big) };
+
+	rpcrdma_stats_global(&g0);
+	pair_connect(&co, &so, &s, &cep);
+	/* client send min(4096,4096) = 4096, server send min(8192,8192). */
+	check_inline(cep, 4096, 8192, true);
+	memset(big, 0, sizeof(big));
+	ck_assert_int_eq(rpcrdma_ep_send(cep, &iov, 1, 0), -EMSGSIZE);
+	ck_assert(!rpcrdma_ep_rx_pending(cep));
+
+	e.ep = s.ep;
+	e.peer_max = 4096;
+	ck_assert_int_eq(pthread_create(&th, NULL, echo_main, &e), 0);
+	ck_assert_int_eq(send_all(cep), 0);
+	ck_assert_int_eq(recv_all(cep, 8192), 0);
+	ck_assert_int_eq(pthread_join(th, NULL), 0);
+	ck_assert_int_eq(e.rx_ret, 0);
+	ck_assert_int_eq(e.tx_ret, 0);
+
+	/* Nothing more queued: a zero-timeout poll returns 0 at once. */
+	{
+		struct rpcrdma_rx rx;
+
+		ck_assert_int_eq(rpcrdma_ep_poll(cep, &rx, 0), 0);
+		ck_assert_int_eq(rpcrdma_ep_poll(s.ep, &rx, 0), 0);
+	}
+	/* Receives are re-posted: still at least the credits. */
+	ck_assert_uint_ge(rpcrdma_ep_recvs_posted(cep), 16);
+	ck_assert_uint_ge(rpcrdma_ep_recvs_posted(s.ep), 16);
+	rpcrdma_stats_global(&g1);
+	ck_assert_uint_eq(g1.connects - g0.connects, 2);
+	pair_destroy(&s, cep);
+}
+END_TEST
+
+/* ---- RDMA Read and Write ---- */
+
+#define MIB (1u << 20)
+
+START_TEST(test_read_write)
+{
+	struct rpcrdma_ep_opts co = mkopts(4096, 4096, 8, true);
+	struct rpcrdma_ep_opts so = mkopts(4096, 4096, 8, true);
+	/* 1 MiB in four uneven segments: 100000 + 300000 + 524288 + 124288
+	 * = 1048576. */
+	static const uint32_t seglen[4] = { 100000, 300000, 524288, 124288 };
+	struct rpcrdma_segment segs[4];
+	struct rpcrdma_mr *mr;
+	struct rpcrdma_ep *cep;
+	uint32_t written[4];
+	uint8_t *cbuf, *sbuf;
+	uint64_t off, r0, w0;
+	uint32_t i;
+	struct srv s;
+
+	pair_connect(&co, &so, &s, &cep);
+	cbuf = malloc(MIB);
+	sbuf = malloc(MIB + 64);
+	ck_assert_ptr_nonnull(cbuf);
+	ck_assert_ptr_nonnull(sbuf);
+
+	/* Client exposes 1 MiB for remote read (a long call's chunk). */
+	for (i = 0; i < MIB; i++)
+		cbuf[i] = (uint8_t)(i * 13u + (i >> 16));
+	ck_assert_int_eq(rpcrdma_ep_reg(cep, cbuf, MIB,
+					RPCRDMA_ACCESS_REMOTE_READ, &mr), 0);
+	for (i = 0, off = 0; i < 4; i++) {
+		segs[i].handle = rpcrdma_mr_rkey(mr);
+		segs[i].length = seglen[i];
+		segs[i].offset = (uint64_t)(uintptr_t)cbuf + off;
+		off += seglen[i];
+	}
+	ck_assert_uint_eq(off, MIB);
+	r0 = rpcrdma_ep_stats(s.ep)->rdma_read_bytes;
+	memset(sbuf, 0xee, MIB + 64);
+	/* Too small a buffer for the segments. */
+	ck_assert_int_eq(rpcrdma_ep_read(s.ep, sbuf, MIB - 1, segs, 4,
+					 T_TIMEOUT_MS), -EMSGSIZE);
+	ck_assert_int_eq(rpcrdma_ep_read(s.ep, sbuf, MIB + 64, segs, 4,
+					 30000), 0);
+	ck_assert_mem_eq(sbuf, cbuf, MIB);
+	for (i = 0; i < 64; i++)
+		ck_assert_uint_eq(sbuf[MIB + i], 0xee);
+	ck_assert_uint_eq(rpcrdma_ep_stats(s.ep)->rdma_read_bytes - r0, MIB);
+	rpcrdma_mr_dereg(mr);
+
+	/* Client exposes 1 MiB for remote write (a reply chunk); the server
+	 * writes 1 MiB - 1000 bytes: the segments fill in order, the last
+	 * one gets 124288 - 1000 = 123288. */
+	memset(cbuf, 0, MIB);
+	ck_assert_int_eq(rpcrdma_ep_reg(cep, cbuf, MIB,
+					RPCRDMA_ACCESS_REMOTE_WRITE, &mr), 0);
+	for (i = 0; i < 4; i++)
+		segs[i].handle = rpcrdma_mr_rkey(mr);
+	for (i = 0; i < MIB; i++)
+		sbuf[i] = (uint8_t)(i * 7u + 3u);
+	w0 = rpcrdma_ep_stats(s.ep)->rdma_write_bytes;
+	ck_assert_int_eq(rpcrdma_ep_write(s.ep, sbuf, MIB + 1, segs, 4,
+					  written, T_TIMEOUT_MS), -EMSGSIZE);
+	ck_assert_int_eq(rpcrdma_ep_write(s.ep, sbuf, MIB - 1000, segs, 4,
+					  written, 30000), 0);
+	ck_assert_uint_eq(written[0], 100000);
+	ck_assert_uint_eq(written[1], 300000);
+	ck_assert_uint_eq(written[2], 524288);
+	ck_assert_uint_eq(written[3], 123288);
+	ck_assert_mem_eq(cbuf, sbuf, MIB - 1000);
+	for (i = MIB - 1000; i < MIB; i++)
+		ck_assert_uint_eq(cbuf[i], 0);
+	ck_assert_uint_eq(rpcrdma_ep_stats(s.ep)->rdma_write_bytes - w0,
+			  MIB - 1000);
+	rpcrdma_mr_dereg(mr);
+
+	/* The connection is still good for messages. */
+	{
+		uint8_t b[16] = "after rdma ops";
+		struct iovec iov = { b, sizeof(b) };
+		struct rpcrdma_rx rx;
+
+		ck_assert_int_eq(rpcrdma_ep_send(s.ep, &iov, 1, 0), 0);
+		ck_assert_int_eq(rpcrdma_ep_poll(cep, &rx, T_TIMEOUT_MS), 1);
+		ck_assert_uint_eq(rx.len, sizeof(b));
+		ck_assert_mem_eq(rx.data, b, sizeof(b));
+		rpcrdma_ep_rx_done(cep, &rx);
+	}
+	free(cbuf);
+	free(sbuf);
+	pair_destroy(&s, cep);
+}
+END_TEST
+
+/* ---- disconnection ---- */
+
+/* _i == 0: the client goes away, the server's poll sees it; _i == 1:
+ * the other way round. Both through the endpoint's own fd. */
+START_TEST(test_disconnect)
+{
+	struct rpcrdma_ep_opts o = mkopts(4096, 4096, 8, true);
+	struct rpcrdma_ep *cep, *gone, *stays;
+	struct pollfd pfd;
+	struct rpcrdma_rx rx;
+	uint8_t b[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	struct iovec iov = { b, sizeof(b) };
+	uint64_t t0;
+	struct srv s;
+	int ret;
+
+	pair_connect(&o, &o, &s, &cep);
+	gone = _i == 0 ? cep : s.ep;
+	stays = _i == 0 ? s.ep : cep;
+	/* A message in flight before the disconnect is still delivered. */
+	ck_assert_int_eq(rpcrdma_ep_send(gone, &iov, 1, 0), 0);
+	ck_assert_int_eq(rpcrdma_ep_poll(stays, &rx, T_TIMEOUT_MS), 1);
+	ck_assert_mem_eq(rx.data, b, sizeof(b));
+	rpcrdma_ep_rx_done(stays, &rx);
+
+	rpcrdma_ep_destroy(gone);
+	t0 = now_ms();
+	/* The fd alone reports it (what svc_run would see). */
+	pfd.fd = rpcrdma_ep_fd(stays);
+	pfd.events = POLLIN;
+	ck_assert_int_eq(poll(&pfd, 1, T_TIMEOUT_MS), 1);
+	ret = rpcrdma_ep_poll(stays, &rx, T_TIMEOUT_MS);
+	ck_assert_int_eq(ret, -ENOTCONN);
+	ck_assert_uint_lt(now_ms() - t0, T_TIMEOUT_MS);
+	ck_assert(!rpcrdma_ep_connected(stays));
+	ck_assert_int_eq(rpcrdma_ep_send(stays, &iov, 1, 0), -ENOTCONN);
+	ck_assert_uint_eq(rpcrdma_ep_stats(stays)->disconnects, 1);
+	/* Still -ENOTCONN, and at once. */
+	ck_assert_int_eq(rpcrdma_ep_poll(stays, &rx, -1), -ENOTCONN);
+	rpcrdma_ep_destroy(stays);
+	rpcrdma_listener_destroy(s.l);
+}
+END_TEST
+
+/* Nobody listens on that port: the CM rejects, within the timeout. */
+START_TEST(test_refused)
+{
+	struct rpcrdma_ep_opts o = mkopts(4096, 4096, 8, true);
+	struct sockaddr_in dst = addr_b;
+	struct rpcrdma_ep *ep = (struct rpcrdma_ep *)&dst;
+	uint64_t t0 = now_ms();
+	int ret;
+
+	dst.sin_port = htons(1);
+	ret = rpcrdma_ep_connect((const struct sockaddr *)&dst,
+				 (const struct sockaddr *)&addr_a, &o, &ep);
+	ck_assert_msg(ret == -ECONNREFUSED || ret == -ETIMEDOUT,
+		      "connect: %d", ret);
+	ck_assert_ptr_null(ep);
+	ck_assert_uint_lt(now_ms() - t0, 4 * T_TIMEOUT_MS);
+	/* Bad options: sizes that RFC 8797 cannot carry. */
+	o.inline_send = 1000;
+	ck_assert_int_eq(rpcrdma_ep_connect((const struct sockaddr *)&dst,
+					    (const struct sockaddr *)&addr_a,
+					    &o, &ep), -EINVAL);
+}
+END_TEST
+
+/* ---- cleanup ---- */
+
+static int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n;
+}
+
+#define NCYCLES 200
+
+START_TEST(test_cycles)
+{
+	struct rpcrdma_ep_opts o = mkopts(4096, 4096, 32, true);
+	struct rpcrdma_ep *ep;
+	struct sockaddr_in dst;
+	struct srv s;
+	int fds0 = -1, i;
+	uint64_t t0;
+
+	srv_start(&s, &o, true);
+	dst = srv_dst(&s);
+	for (i = 0; i <= NCYCLES; i++) {
+		if (i == 1)	/* after librdmacm opened its devices */
+			fds0 = count_fds();
+		ck_assert_int_eq(rpcrdma_ep_connect(
+					 (const struct sockaddr *)&dst,
+					 (const struct sockaddr *)&addr_a, &o,
+					 &ep), 0);
+		rpcrdma_ep_destroy(ep);
+	}
+	t0 = now_ms();
+	while (__atomic_load_n(&s.accepted, __ATOMIC_SEQ_CST) < NCYCLES + 1 &&
+	       now_ms() - t0 < 20000)
+		poll(NULL, 0, 10);
+	s.stop = true;
+	ck_assert_int_eq(pthread_join(s.th, NULL), 0);
+	ck_assert_int_eq(s.err, 0);
+	ck_assert_int_eq(s.accepted, NCYCLES + 1);
+	ck_assert_int_eq(count_fds(), fds0);
+	rpcrdma_listener_destroy(s.l);
+	ck_assert_int_eq(count_fds(), fds0 - 1);
+}
+END_TEST
+
+static Suite *engine_suite(void)
+{
+	Suite *s = suite_create("engine");
+	TCase *tc;
+
+	tc = tcase_create("pvtdata");
+	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_pvtdata_sizes);
+	tcase_add_test(tc, test_pvtdata_sizes2);
+	tcase_add_loop_test(tc, test_pvtdata_none, 0, 2);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("data");
+	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, test_messages);
+	tcase_add_test(tc, test_read_write);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("connection");
+	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_set_timeout(tc, 600);
+	tcase_add_loop_test(tc, test_disconnect, 0, 2);
+	tcase_add_test(tc, test_refused);
+	tcase_add_test(tc, test_cycles);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(engine_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_VERBOSE);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
