@@ -1,0 +1,55 @@
+#!/bin/bash
+# Guest-side runner of the guest tier: runs each guest test in one boot.
+#
+#   tests/vm/run -- tests/vm/runner.sh [NAME...]    (from the build dir)
+#
+# A guest test is a file tests/vm/t/NN-name.sh (run with bash, in name
+# order, from the build directory). Exit status 0 is a pass, 77 a skip,
+# anything else a failure. A line "# vm-timeout: S" in the file sets its
+# time limit (default 120 s). NAMEs select tests ("cm_rw" or "20-cm_rw").
+# Prints "PASS: name" / "FAIL: name" / "SKIP: name" per test, each test's
+# output before its verdict, and last a line "N passed, M failed";
+# exits 1 when a test failed or none ran.
+#
+# Environment given to each test:
+#   RPCRDMA_ADDR_A, RPCRDMA_ADDR_B  rxe0's and rxe1's IPv4 addresses
+#   RPCRDMA_BUILDDIR   the top build directory (also the cwd)
+#   RPCRDMA_SRCDIR     the top source directory
+#   RPCRDMA_VM_RESULTS a directory for results to keep (in the build dir)
+here=$(cd "$(dirname "$0")" && pwd)
+export RPCRDMA_SRCDIR=${RPCRDMA_SRCDIR:-$(cd "$here/../.." && pwd)}
+export RPCRDMA_BUILDDIR=${RPCRDMA_BUILDDIR:-$PWD}
+export RPCRDMA_VM_RESULTS=${RPCRDMA_VM_RESULTS:-$RPCRDMA_BUILDDIR/tests/vm/results}
+mkdir -p "$RPCRDMA_VM_RESULTS"
+cd "$RPCRDMA_BUILDDIR" || exit 1
+
+passed=0
+failed=0
+for t in "$here"/t/*.sh; do
+	[ -f "$t" ] || continue
+	name=$(basename "$t" .sh)
+	if [ $# -gt 0 ]; then
+		want=0
+		for n in "$@"; do
+			[ "$n" = "$name" ] || [ "$n" = "${name#*-}" ] && want=1
+		done
+		[ "$want" = 1 ] || continue
+	fi
+	limit=$(sed -n 's/^# vm-timeout: *\([0-9][0-9]*\).*/\1/p' "$t" | head -n 1)
+	limit=${limit:-120}
+	echo "=== $name (limit ${limit} s)"
+	t0=$(date +%s)
+	timeout -k 5 "$limit" bash "$t" </dev/null 2>&1
+	rc=$?
+	t1=$(date +%s)
+	echo "--- $name: exit status $rc after $((t1 - t0)) s"
+	case "$rc" in
+	0) echo "PASS: $name"; passed=$((passed + 1)) ;;
+	77) echo "SKIP: $name" ;;
+	*) [ "$rc" = 124 ] || [ "$rc" = 137 ] &&
+		echo "--- $name: timed out after $limit s"
+		echo "FAIL: $name"; failed=$((failed + 1)) ;;
+	esac
+done
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ] && [ "$passed" -gt 0 ]
