@@ -2,10 +2,11 @@
 # examples/kv/demo-guest.sh [BUILDDIR]
 #
 # The kv example end to end, run as root inside the Soft-RoCE guest by
-# tools/demo.sh (through tests/vm/run) and by tests/vm/t_kv_demo.sh. It
-# starts rpcbind (if none runs), then kv_server on $RPCRDMA_ADDR_B and
-# kv_client from $RPCRDMA_ADDR_A (RPCRDMA_SRCADDR), first over the netid
-# "rdma", then over "tcp" with the same binaries:
+# tools/demo.sh (through tests/vm/run) and by tests/vm/t/60-kv.sh. It
+# starts rpcbind (if none runs), then kv_server (on every address, among
+# them $RPCRDMA_ADDR_B) and kv_client to $RPCRDMA_ADDR_B from
+# $RPCRDMA_ADDR_A (RPCRDMA_SRCADDR), first over the netid "rdma", then
+# over "tcp" with the same binaries:
 #   put a small value (inline), put a 200 KiB file (Long Call), get it back
 #   (Long Reply) and compare checksums and bytes, list, del, stat.
 # Over rdma the client's transport counters must show the paths named.
@@ -99,11 +100,13 @@ start_rpcbind() {
 
 start_server() {
 	: >"$work/server.log"
-	echo "\$ kv_server -n $netid -a $B &"
-	"$srv" -n "$netid" -a "$B" >"$work/server.log" 2>&1 &
+	# The plain rpcgen way: svc_tp_create on every local address ($B
+	# among them), registered with rpcbind, where the client finds it.
+	echo "\$ kv_server -n $netid &"
+	"$srv" -n "$netid" >"$work/server.log" 2>&1 &
 	spid=$!
 	# Ready when it answers NULL (found through rpcbind, like any call).
-	for _ in $(seq 60); do
+	for _ in $(seq 30); do
 		if ! kill -0 "$spid" 2>/dev/null; then
 			echo "demo: kv_server exited:" >&2
 			sed 's/^/    /' "$work/server.log" >&2
