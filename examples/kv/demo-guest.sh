@@ -129,8 +129,9 @@ stop_server() {
 	kill "$spid" 2>/dev/null
 	wait "$spid" 2>/dev/null
 	spid=
-	say "kv_server's log over $netid"
-	sed 's/^/    /' "$work/server.log"
+	say "kv_server's log over $netid (bench requests left out)"
+	grep -v ': \(PUT\|GET\|DEL\) bench\.' "$work/server.log" |
+		sed 's/^/    /'
 }
 
 # One round of operations over $netid.
@@ -214,6 +215,13 @@ round() {
 		ok "stat: 1 key, $BIG bytes"
 	else
 		bad "stat"
+	fi
+
+	say "a short benchmark: 20 puts and 20 gets of 64 KiB, each checked"
+	if kv bench 20 64k; then
+		ok "bench over $netid: every value came back byte for byte"
+	else
+		bad "bench over $netid"
 	fi
 	stop_server
 }
