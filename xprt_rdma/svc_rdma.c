@@ -79,10 +79,8 @@ static struct svc_lsn *to_lsn(SVCXPRT *xprt)
 	return (struct svc_lsn *)((char *)xprt - offsetof(struct svc_lsn, xprt));
 }
 
-static struct rpcrdma_stats *conn_stats(struct svc_conn *c)
-{
-	return rpcrdma_ep_stats(c->ep);
-}
+/* Counts on this connection and in the process totals (engine.h). */
+#define STAT_INC(c, f)	RPCRDMA_STAT_ADD((c)->ep, f, 1)
 
 static socklen_t sa_len(const struct sockaddr *sa)
 {
@@ -152,7 +150,7 @@ static uint32_t conn_grant(struct svc_conn *c, uint32_t requested)
 	uint32_t g = rpcrdma_rsp_credits_grant(requested, c->max_credits,
 					       rpcrdma_ep_recvs_posted(c->ep));
 
-	conn_stats(c)->credits_granted = g;
+	RPCRDMA_STAT_SET(c->ep, credits_granted, g);
 	return g;
 }
 
@@ -187,18 +185,17 @@ static void conn_send_error(struct svc_conn *c, uint32_t xid,
 			    uint32_t requested, enum rpcrdma_errcode err)
 {
 	struct rpcrdma_msg m;
-	struct rpcrdma_stats *st = conn_stats(c);
 
 	rpcrdma_msg_init_error(&m, xid, conn_grant(c, requested), err);
 	m.vers_low = RPCRDMA_VERSION;
 	m.vers_high = RPCRDMA_VERSION;
 	if (conn_send_hdr(c, &m, NULL, 0))
 		return;
-	st->sent_error++;
+	STAT_INC(c, sent_error);
 	if (err == RPCRDMA_ERR_VERS)
-		st->err_vers_sent++;
+		STAT_INC(c, err_vers_sent);
 	else
-		st->err_chunk_sent++;
+		STAT_INC(c, err_chunk_sent);
 }
 
 static int grow(uint8_t **buf, size_t *cap, size_t need)
@@ -261,7 +258,7 @@ static int conn_gather_call(struct svc_conn *c, const uint8_t *inl,
 				c->dead = true;
 			return rc;
 		}
-		conn_stats(c)->read_chunks++;
+		STAT_INC(c, read_chunks);
 		if (pos == 0 && nomsg && i == 0) {
 			inl = c->rdbuf + off;
 			inl_len = (size_t)clen;
@@ -299,13 +296,11 @@ static int conn_gather_call(struct svc_conn *c, const uint8_t *inl,
 /* Counts an RDMA_ERROR the client sent us; it is then dropped. */
 static void conn_count_error_recv(struct svc_conn *c)
 {
-	struct rpcrdma_stats *st = conn_stats(c);
-
-	st->recv_error++;
+	STAT_INC(c, recv_error);
 	if (c->hdr.err == RPCRDMA_ERR_VERS)
-		st->err_vers_recv++;
+		STAT_INC(c, err_vers_recv);
 	else
-		st->err_chunk_recv++;
+		STAT_INC(c, err_chunk_recv);
 }
 
 /*
@@ -314,7 +309,6 @@ static void conn_count_error_recv(struct svc_conn *c)
  */
 static int conn_take(struct svc_conn *c, struct rpc_msg *msg)
 {
-	struct rpcrdma_stats *st = conn_stats(c);
 	enum rpcrdma_hdr_err herr;
 	const uint8_t *call;
 	size_t hlen, call_len;
@@ -323,7 +317,7 @@ static int conn_take(struct svc_conn *c, struct rpc_msg *msg)
 	herr = rpcrdma_hdr_decode(c->rx.data, c->rx.len, &c->lim, &c->hdr,
 				  &hlen);
 	if (herr != RPCRDMA_HDR_OK) {
-		st->bad_headers++;
+		STAT_INC(c, bad_headers);
 		/*
 		 * Without the four fixed words there is no XID to answer.
 		 * Never answer an RDMA_ERROR with another (a malformed one
@@ -339,10 +333,10 @@ static int conn_take(struct svc_conn *c, struct rpc_msg *msg)
 
 	switch (c->hdr.proc) {
 	case RPCRDMA_MSG:
-		st->recv_msg++;
+		STAT_INC(c, recv_msg);
 		break;
 	case RPCRDMA_NOMSG:
-		st->recv_nomsg++;
+		STAT_INC(c, recv_nomsg);
 		break;
 	case RPCRDMA_ERROR:
 		conn_count_error_recv(c);
@@ -492,8 +486,8 @@ static int conn_send_long(struct svc_conn *c, uint32_t grant,
 	err = conn_send_hdr(c, &m, NULL, 0);
 	if (err)
 		return err;
-	conn_stats(c)->sent_nomsg++;
-	conn_stats(c)->reply_chunks++;
+	STAT_INC(c, sent_nomsg);
+	STAT_INC(c, reply_chunks);
 	return 0;
 }
 
@@ -540,7 +534,7 @@ static bool_t conn_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 		rpcrdma_msg_init(&m, c->hdr.xid, grant, RPCRDMA_MSG);
 		rc = conn_send_hdr(c, &m, body, len);
 		if (!rc)
-			conn_stats(c)->sent_msg++;
+			STAT_INC(c, sent_msg);
 	}
 out:
 	conn_release_call(c);
