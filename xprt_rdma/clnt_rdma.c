@@ -8,7 +8,9 @@
  * (RDMA_NOMSG, the whole message in a position-zero read chunk, RFC 8166
  * section 3.5.3). Every call offers a reply chunk of max_msg bytes so a
  * reply of any size can come back (Long Reply, section 3.5.4); the server
- * uses it only when the reply does not fit inline.
+ * uses it only when the reply does not fit inline. The responder's decoder
+ * bounds the sum of all chunks in one header (16 MiB + 64 KiB by default),
+ * so a Long Call's reply chunk is cut to what its read chunk leaves.
  *
  * Many threads may call on one CLIENT at once. Each call holds a credit
  * (section 3.3.1) and a slot (its encoder, its reply buffer, its memory
@@ -78,6 +80,7 @@ struct ct_slot {
 	int err;	    /* 0, -ENOTCONN, -EBADMSG, -EPROTO */
 	uint32_t rdma_err;  /* RDMA_ERROR code with -EPROTO */
 	uint32_t reply_len; /* RPC reply bytes in reply_buf */
+	uint32_t reply_chunk; /* bytes offered in the reply chunk */
 };
 
 struct ct {
@@ -306,8 +309,7 @@ static void ct_dispatch(struct ct *ct, struct rpcrdma_rx *rx)
 		/* Section 3.5.4: the reply is in our reply chunk; its length
 		 * is the sum of the lengths the responder echoed back. */
 		len = m->has_reply ? rpcrdma_chunk_length(m, &m->reply) : 0;
-		if (!m->has_reply || len > ct->opts.max_msg ||
-		    len > s->reply_cap) {
+		if (!m->has_reply || len > s->reply_chunk) {
 			slot_complete(ct, s, -EBADMSG);
 			break;
 		}
@@ -547,6 +549,7 @@ static int ct_send(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
 	uint8_t hbuf[CT_HDRBUF_LEN];
 	struct iovec iov[2];
 	size_t rpc_len, hlen, lists;
+	uint64_t room;
 	void *rpc;
 	int rc;
 
@@ -559,10 +562,23 @@ static int ct_send(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
 		*stat = RPC_CANTENCODEARGS;
 		return rc;
 	}
-	rc = rpcrdma_ep_reg(ep, s->reply_buf, ct->opts.max_msg,
-			    RPCRDMA_ACCESS_REMOTE_WRITE, &s->reply_mr);
-	if (rc)
-		goto out_sys;
+	/*
+	 * The responder bounds the sum of all chunk lengths in a header
+	 * (max_chunk_bytes of rpcrdma_limits, the same default on both sides
+	 * of this library): the reply chunk gets what the read chunk leaves.
+	 */
+	room = ct->limits.max_chunk_bytes;
+	if (plan.kind == RPCRDMA_CALL_LONG)
+		room = room > rpc_len ? room - rpc_len : 0;
+	s->reply_chunk = (uint32_t)(room < ct->opts.max_msg ? room
+							    : ct->opts.max_msg);
+	s->reply_chunk &= ~(RPCRDMA_XDR_UNIT - 1);
+	if (s->reply_chunk) {
+		rc = rpcrdma_ep_reg(ep, s->reply_buf, s->reply_chunk,
+				    RPCRDMA_ACCESS_REMOTE_WRITE, &s->reply_mr);
+		if (rc)
+			goto out_sys;
+	}
 	rpcrdma_msg_init(&m, s->xid, ct->opts.credits,
 			 plan.kind == RPCRDMA_CALL_LONG ? RPCRDMA_NOMSG
 							: RPCRDMA_MSG);
@@ -578,12 +594,14 @@ static int ct_send(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
 		if (rc)
 			goto out_enc;
 	}
-	seg.handle = rpcrdma_mr_rkey(s->reply_mr);
-	seg.length = ct->opts.max_msg;
-	seg.offset = (uint64_t)(uintptr_t)s->reply_buf;
-	rc = rpcrdma_msg_add_reply_seg(&m, &seg);
-	if (rc)
-		goto out_enc;
+	if (s->reply_chunk) {
+		seg.handle = rpcrdma_mr_rkey(s->reply_mr);
+		seg.length = s->reply_chunk;
+		seg.offset = (uint64_t)(uintptr_t)s->reply_buf;
+		rc = rpcrdma_msg_add_reply_seg(&m, &seg);
+		if (rc)
+			goto out_enc;
+	}
 	rc = rpcrdma_hdr_encode(&m, hbuf, sizeof(hbuf), &hlen);
 	if (rc)
 		goto out_enc;
@@ -602,7 +620,8 @@ static int ct_send(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
 		CT_INC(ct, calls_inline);
 		CT_INC(ct, sent_msg);
 	}
-	CT_INC(ct, reply_chunks);
+	if (s->reply_chunk)
+		CT_INC(ct, reply_chunks);
 	pthread_mutex_unlock(&ct->lock);
 
 	rc =

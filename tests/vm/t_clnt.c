@@ -1,0 +1,684 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Guest test of the RPC-over-RDMA CLIENT (xprt_rdma/clnt_rdma.c) against
+ * the SVCXPRT (svc_rdma.c) of a hand-written program, in one process: the
+ * server on $RPCRDMA_ADDR_B driven by a thread looping on
+ * svc_getreq_poll, the client from $RPCRDMA_ADDR_A. Every payload is
+ * checked byte for byte and the client's counters prove which path
+ * (inline, Long Call, Long Reply) each call took.
+ * Run: tests/vm/run -- ./tests/vm/t_clnt (from the build directory).
+ */
+#include <arpa/inet.h>
+#include <check.h>
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <rpc/rpc.h>
+
+#include <rpcrdma/rpcrdma.h>
+#include <rpcrdma/pvtdata.h>
+#include <rpcrdma/wire.h>
+
+#define T_PROG		0x20005a5au
+#define T_VERS		1u
+#define P_NULL		0u
+#define P_ECHO		1u	/* blob -> the same blob */
+#define P_FILL		2u	/* u_int n -> blob of n pattern bytes */
+#define P_SLEEP		3u	/* u_int ms -> void, after ms */
+#define P_HASH		4u	/* blob -> u_int FNV-1a of its bytes */
+#define T_BLOB_MAX	(17u << 20)
+#define T_BIG_MSG	((16u << 20) + 4096u)
+
+/* Inline sizes with the defaults (RFC 8797: 4096 each way, section 4):
+ * call = 48-byte header (fixed 16, empty read list 4, empty write list 4,
+ * reply chunk 4 + 4 + 16) + 40 bytes of call header and AUTH_NONE
+ * (xid, CALL, rpcvers, prog, vers, proc, 2 x (flavor, length 0)) + the
+ * blob (4 + RNDUP(n)); reply = 28-byte header (fixed 16, three empty
+ * lists) + 24 bytes of accepted reply (xid, REPLY, MSG_ACCEPTED, verifier
+ * 8, SUCCESS) + the blob. */
+#define CALL_OVERHEAD	(48u + 40u + 4u)
+#define REPLY_OVERHEAD	(28u + 24u + 4u)
+#define T_RNDUP(n)	(((n) + 3u) & ~3u)
+
+#define XP(f) ((xdrproc_t)(void (*)(void))(f))
+
+static const char *addr_a, *addr_b;
+
+/* A port of our own per test: each test runs in its own forked child. */
+static uint16_t port_new(void)
+{
+	static uint16_t next;
+
+	if (!next)
+		next = (uint16_t)(20100 + (getpid() % 2000) * 8);
+	return next++;
+}
+
+struct blob {
+	u_int len;
+	char *data;
+};
+
+static bool_t xdr_blob(XDR *x, struct blob *b)
+{
+	return xdr_bytes(x, &b->data, &b->len, T_BLOB_MAX);
+}
+
+static uint8_t pattern(uint32_t seed, size_t i)
+{
+	return (uint8_t)(seed + i * 7u + (i >> 9));
+}
+
+static char *mkdata(uint32_t seed, size_t n)
+{
+	char *d = malloc(n ? n : 1);
+
+	ck_assert_ptr_nonnull(d);
+	for (size_t i = 0; i < n; i++)
+		d[i] = (char)pattern(seed, i);
+	return d;
+}
+
+static u_int fnv1a(const char *d, size_t n)
+{
+	uint32_t h = 2166136261u;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (uint8_t)d[i]) * 16777619u;
+	return h;
+}
+
+/* ---- the server ---- */
+
+static void dispatch(struct svc_req *rq, SVCXPRT *x)
+{
+	struct blob b = { 0, NULL };
+	u_int n = 0;
+
+	switch (rq->rq_proc) {
+	case P_NULL:
+		svc_sendreply(x, XP(xdr_void), NULL);
+		break;
+	case P_ECHO:
+		if (!svc_getargs(x, XP(xdr_blob), &b)) {
+			svcerr_decode(x);
+			break;
+		}
+		svc_sendreply(x, XP(xdr_blob), &b);
+		svc_freeargs(x, XP(xdr_blob), &b);
+		break;
+	case P_FILL:
+		if (!svc_getargs(x, XP(xdr_u_int), &n) || n > T_BLOB_MAX) {
+			svcerr_decode(x);
+			break;
+		}
+		b.len = n;
+		b.data = mkdata(n, n);
+		svc_sendreply(x, XP(xdr_blob), &b);
+		free(b.data);
+		break;
+	case P_HASH:
+		if (!svc_getargs(x, XP(xdr_blob), &b)) {
+			svcerr_decode(x);
+			break;
+		}
+		n = fnv1a(b.data, b.len);
+		svc_sendreply(x, XP(xdr_u_int), &n);
+		svc_freeargs(x, XP(xdr_blob), &b);
+		break;
+	case P_SLEEP:
+		if (!svc_getargs(x, XP(xdr_u_int), &n)) {
+			svcerr_decode(x);
+			break;
+		}
+		usleep(n * 1000u);
+		svc_sendreply(x, XP(xdr_void), NULL);
+		break;
+	default:
+		svcerr_noproc(x);
+		break;
+	}
+}
+
+struct srv {
+	SVCXPRT *lsn;
+	uint16_t port;
+	atomic_bool stop;
+	pthread_t th;
+};
+
+/* svc_run() with a way out: poll what libtirpc has registered. */
+static void srv_loop(atomic_bool *stop)
+{
+	struct pollfd fds[256];
+
+	while (!stop || !atomic_load(stop)) {
+		int n = svc_max_pollfd, r;
+
+		if (n > 256)
+			n = 256;
+		memcpy(fds, svc_pollfd, (size_t)n * sizeof(fds[0]));
+		r = poll(fds, (nfds_t)n, 50);
+		if (r > 0)
+			svc_getreq_poll(fds, r);
+	}
+}
+
+static void *srv_main(void *arg)
+{
+	struct srv *s = arg;
+
+	srv_loop(&s->stop);
+	return NULL;
+}
+
+static SVCXPRT *srv_create(uint16_t port, uint32_t credits, uint32_t max_msg)
+{
+	struct rpcrdma_opts o;
+	SVCXPRT *lsn;
+
+	rpcrdma_opts_default(&o);
+	o.port = port;
+	o.credits = credits;
+	o.max_msg = max_msg;
+	lsn = svc_rdma_create(addr_b, &o);
+	ck_assert_msg(lsn != NULL, "svc_rdma_create: %s",
+		      clnt_spcreateerror("svc"));
+	ck_assert(rpcrdma_svc_reg(lsn, T_PROG, T_VERS, dispatch));
+	return lsn;
+}
+
+static void srv_start(struct srv *s, uint32_t credits, uint32_t max_msg)
+{
+	memset(s, 0, sizeof(*s));
+	s->port = port_new();
+	s->lsn = srv_create(s->port, credits, max_msg);
+	atomic_init(&s->stop, false);
+	ck_assert_int_eq(pthread_create(&s->th, NULL, srv_main, s), 0);
+}
+
+static void srv_stop(struct srv *s)
+{
+	usleep(200000);	/* lets the loop see the client's disconnect */
+	atomic_store(&s->stop, true);
+	pthread_join(s->th, NULL);
+	svc_unreg(T_PROG, T_VERS);
+	svc_destroy(s->lsn);
+}
+
+/* ---- the client ---- */
+
+static CLIENT *clnt_mk(uint16_t port, uint32_t credits, uint32_t max_msg)
+{
+	struct rpcrdma_opts o;
+	CLIENT *cl;
+
+	rpcrdma_opts_default(&o);
+	o.port = port;
+	o.src_addr = addr_a;
+	o.credits = credits;
+	o.max_msg = max_msg;
+	cl = clnt_rdma_create(addr_b, T_PROG, T_VERS, &o);
+	ck_assert_msg(cl != NULL, "clnt_rdma_create: %s",
+		      clnt_spcreateerror("clnt"));
+	return cl;
+}
+
+static struct rpcrdma_stats stats_of(CLIENT *cl)
+{
+	struct rpcrdma_stats st;
+
+	ck_assert_int_eq(rpcrdma_clnt_stats(cl, &st), 0);
+	return st;
+}
+
+static const struct timeval tmo = { 60, 0 };
+
+static void expect_ok(CLIENT *cl, enum clnt_stat st, const char *what)
+{
+	struct rpc_err e;
+
+	if (st == RPC_SUCCESS)
+		return;
+	clnt_geterr(cl, &e);
+	ck_abort_msg("%s: %s (errno %d)", what, clnt_sperrno(st), e.re_errno);
+}
+
+/* ECHO of n bytes: content and the path each direction took. */
+static void echo_check(CLIENT *cl, size_t n, bool want_call_inline,
+		       bool want_reply_inline)
+{
+	struct rpcrdma_stats a = stats_of(cl), b;
+	struct blob arg = { (u_int)n, mkdata((uint32_t)n, n) };
+	struct blob res = { 0, NULL };
+	enum clnt_stat st;
+
+	st = clnt_call(cl, P_ECHO, XP(xdr_blob), &arg, XP(xdr_blob), &res, tmo);
+	expect_ok(cl, st, "echo");
+	ck_assert_uint_eq(res.len, n);
+	if (n)
+		ck_assert_msg(memcmp(res.data, arg.data, n) == 0,
+			      "echo %zu: bytes differ", n);
+	b = stats_of(cl);
+	ck_assert_msg(b.calls_inline - a.calls_inline == want_call_inline &&
+		      b.calls_long - a.calls_long == !want_call_inline,
+		      "echo %zu: call not %s", n,
+		      want_call_inline ? "inline" : "long");
+	ck_assert_msg(b.replies_inline - a.replies_inline ==
+			      want_reply_inline &&
+		      b.replies_long - a.replies_long == !want_reply_inline,
+		      "echo %zu: reply not %s", n,
+		      want_reply_inline ? "inline" : "long");
+	ck_assert(clnt_freeres(cl, XP(xdr_blob), &res));
+	free(arg.data);
+}
+
+/* FILL n: a small inline call, an n-byte reply. */
+static void fill_check(CLIENT *cl, u_int n, bool want_reply_inline)
+{
+	struct rpcrdma_stats a = stats_of(cl), b;
+	struct blob res = { 0, NULL };
+	enum clnt_stat st;
+	char *want = mkdata(n, n);
+
+	st = clnt_call(cl, P_FILL, XP(xdr_u_int), &n, XP(xdr_blob), &res, tmo);
+	expect_ok(cl, st, "fill");
+	ck_assert_uint_eq(res.len, n);
+	ck_assert(n == 0 || memcmp(res.data, want, n) == 0);
+	b = stats_of(cl);
+	ck_assert_uint_eq(b.calls_inline - a.calls_inline, 1);
+	ck_assert_msg(b.replies_inline - a.replies_inline ==
+			      want_reply_inline &&
+		      b.replies_long - a.replies_long == !want_reply_inline,
+		      "fill %u: reply not %s", n,
+		      want_reply_inline ? "inline" : "long");
+	clnt_freeres(cl, XP(xdr_blob), &res);
+	free(want);
+}
+
+static bool call_fits(const struct rpcrdma_inline *in, size_t n)
+{
+	return CALL_OVERHEAD + T_RNDUP(n) <= in->send_max;
+}
+
+static bool reply_fits(const struct rpcrdma_inline *in, size_t n)
+{
+	return REPLY_OVERHEAD + T_RNDUP(n) <= in->recv_max;
+}
+
+/* ---- tests ---- */
+
+/* NULL procedure, clnt_control requests, RPC-level errors. */
+START_TEST(test_control)
+{
+	struct srv s;
+	CLIENT *cl;
+	struct timeval tv = { 7, 5 }, got;
+	struct rpcrdma_inline in;
+	struct sockaddr_storage ss;
+	struct netbuf nb;
+	uint32_t v;
+	int fd = -1;
+	enum clnt_stat st;
+
+	srv_start(&s, 32, 1u << 20);
+	cl = clnt_mk(s.port, 32, 1u << 20);
+	ck_assert_str_eq(cl->cl_netid, "rdma");
+	ck_assert_int_eq(clnt_call(cl, P_NULL, XP(xdr_void), NULL,
+				   XP(xdr_void), NULL, tmo), RPC_SUCCESS);
+
+	/* RFC 8797 defaults on both sides: 4096 each way. */
+	ck_assert(clnt_control(cl, CLGET_RDMA_INLINE, (char *)&in));
+	ck_assert_uint_eq(in.send_max, 4096);
+	ck_assert_uint_eq(in.recv_max, 4096);
+	ck_assert(in.peer_sent_pvtdata);
+
+	ck_assert(clnt_control(cl, CLSET_TIMEOUT, (char *)&tv));
+	ck_assert(clnt_control(cl, CLGET_TIMEOUT, (char *)&got));
+	ck_assert_int_eq(got.tv_sec, 7);
+	ck_assert_int_eq(got.tv_usec, 5);
+	tv.tv_usec = 1000000;
+	ck_assert(!clnt_control(cl, CLSET_TIMEOUT, (char *)&tv));
+
+	v = 0x12345;
+	ck_assert(clnt_control(cl, CLSET_XID, (char *)&v));
+	ck_assert_int_eq(clnt_call(cl, P_NULL, XP(xdr_void), NULL,
+				   XP(xdr_void), NULL, tmo), RPC_SUCCESS);
+	ck_assert(clnt_control(cl, CLGET_XID, (char *)&v));
+	ck_assert_uint_eq(v, 0x12345);
+
+	ck_assert(clnt_control(cl, CLGET_VERS, (char *)&v));
+	ck_assert_uint_eq(v, T_VERS);
+	ck_assert(clnt_control(cl, CLGET_PROG, (char *)&v));
+	ck_assert_uint_eq(v, T_PROG);
+	ck_assert(clnt_control(cl, CLGET_FD, (char *)&fd));
+	ck_assert_int_ge(fd, 0);
+	ck_assert(clnt_control(cl, CLSET_FD_CLOSE, NULL));
+	ck_assert(clnt_control(cl, CLGET_SERVER_ADDR, (char *)&ss));
+	ck_assert_int_eq(ss.ss_family, AF_INET);
+	ck_assert_uint_eq(ntohs(((struct sockaddr_in *)&ss)->sin_port),
+			  s.port);
+	ck_assert(clnt_control(cl, CLGET_SVC_ADDR, (char *)&nb));
+	ck_assert_uint_eq(nb.len, sizeof(struct sockaddr_in));
+
+	/* Unknown procedure, then wrong version and program. */
+	st = clnt_call(cl, 99, XP(xdr_void), NULL, XP(xdr_void), NULL, tmo);
+	ck_assert_int_eq(st, RPC_PROCUNAVAIL);
+	v = T_VERS + 1;
+	ck_assert(clnt_control(cl, CLSET_VERS, (char *)&v));
+	st = clnt_call(cl, P_NULL, XP(xdr_void), NULL, XP(xdr_void), NULL,
+		       tmo);
+	ck_assert_int_eq(st, RPC_PROGVERSMISMATCH);
+	v = T_VERS;
+	ck_assert(clnt_control(cl, CLSET_VERS, (char *)&v));
+	v = T_PROG + 1;
+	ck_assert(clnt_control(cl, CLSET_PROG, (char *)&v));
+	st = clnt_call(cl, P_NULL, XP(xdr_void), NULL, XP(xdr_void), NULL,
+		       tmo);
+	ck_assert_int_eq(st, RPC_PROGUNAVAIL);
+	v = T_PROG;
+	ck_assert(clnt_control(cl, CLSET_PROG, (char *)&v));
+	ck_assert_int_eq(clnt_call(cl, P_NULL, XP(xdr_void), NULL,
+				   XP(xdr_void), NULL, tmo), RPC_SUCCESS);
+	ck_assert_uint_eq(stats_of(cl).calls_inline, 6);
+
+	clnt_destroy(cl);
+	srv_stop(&s);
+}
+END_TEST
+
+/* Calls of every interesting size: inline, at the threshold (header
+ * counted), Long Call, Long Reply. */
+START_TEST(test_sizes)
+{
+	static const size_t fixed[] = { 0, 1, 1023, 1024, 1025, 65536,
+					1u << 20 };
+	struct rpcrdma_inline in;
+	struct srv s;
+	CLIENT *cl;
+	size_t t;
+
+	srv_start(&s, 32, (1u << 20) + 4096);
+	cl = clnt_mk(s.port, 32, (1u << 20) + 4096);
+	ck_assert(clnt_control(cl, CLGET_RDMA_INLINE, (char *)&in));
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		echo_check(cl, fixed[i], call_fits(&in, fixed[i]),
+			   reply_fits(&in, fixed[i]));
+	/* The call threshold: the largest n with 92 + T_RNDUP(n) <= 4096 is
+	 * 4004; 4005 rounds up to 4008 and goes as a Long Call (its reply,
+	 * 56 + 4008 = 4064 bytes, still fits inline). */
+	t = in.send_max - CALL_OVERHEAD;
+	ck_assert_uint_eq(t, 4004);
+	echo_check(cl, t - 1, true, true);
+	echo_check(cl, t, true, true);
+	echo_check(cl, t + 1, false, true);
+	/* The reply threshold: 56 + T_RNDUP(n) <= 4096 up to n = 4040. */
+	t = in.recv_max - REPLY_OVERHEAD;
+	ck_assert_uint_eq(t, 4040);
+	fill_check(cl, (u_int)t - 1, true);
+	fill_check(cl, (u_int)t, true);
+	fill_check(cl, (u_int)t + 1, false);
+	echo_check(cl, t + 1, false, false);
+	clnt_destroy(cl);
+	srv_stop(&s);
+}
+END_TEST
+
+/*
+ * Large messages each way. One header's chunks may total 16 MiB + 64 KiB
+ * (the default decoder limit), so a Long Call leaves a reply chunk of
+ * what remains: the big call goes out with an inline reply (HASH), the
+ * big reply comes back to an inline call (FILL), and half of it makes the
+ * round trip (ECHO). Under TCG rxe moves about 0.3 MiB/s, and the server
+ * gives one RDMA Read 30 s, so the default is 8 MiB; RPCRDMA_T_BIG_MIB=16
+ * runs the full 16 MiB where the guest is fast enough (KVM).
+ */
+START_TEST(test_big)
+{
+	const char *env = getenv("RPCRDMA_T_BIG_MIB");
+	u_int mib = env && atoi(env) > 0 && atoi(env) <= 16 ? (u_int)atoi(env)
+							       : 8;
+	struct blob arg = { mib << 20, mkdata(5, mib << 20) };
+	struct rpcrdma_stats a, b;
+	struct srv s;
+	CLIENT *cl;
+	u_int h = 0;
+
+	srv_start(&s, 4, T_BIG_MSG);
+	cl = clnt_mk(s.port, 4, T_BIG_MSG);
+	a = stats_of(cl);
+	expect_ok(cl, clnt_call(cl, P_HASH, XP(xdr_blob), &arg, XP(xdr_u_int),
+				&h, tmo), "hash");
+	ck_assert_uint_eq(h, fnv1a(arg.data, arg.len));
+	b = stats_of(cl);
+	ck_assert_uint_eq(b.calls_long - a.calls_long, 1);
+	ck_assert_uint_eq(b.replies_inline - a.replies_inline, 1);
+	fill_check(cl, mib << 20, false);
+	echo_check(cl, mib << 19, false, false);
+	/* Past max_msg: the call cannot be encoded, nothing is sent. */
+	free(arg.data);
+	arg.len = T_BIG_MSG;
+	arg.data = mkdata(1, T_BIG_MSG);
+	a = stats_of(cl);
+	ck_assert_int_eq(clnt_call(cl, P_ECHO, XP(xdr_blob), &arg,
+				   XP(xdr_blob), NULL, tmo),
+			 RPC_CANTENCODEARGS);
+	b = stats_of(cl);
+	ck_assert_uint_eq(b.sent_msg + b.sent_nomsg,
+			  a.sent_msg + a.sent_nomsg);
+	free(arg.data);
+	clnt_destroy(cl);
+	srv_stop(&s);
+}
+END_TEST
+
+/* ---- many threads on one CLIENT ---- */
+
+#define NTHREADS	64
+#define NCALLS		4
+
+struct worker {
+	CLIENT *cl;
+	int id;
+	int ok;
+};
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+
+	for (int i = 0; i < NCALLS; i++) {
+		/* Every fourth call a Long Call (8000 > 4004). */
+		size_t n = (w->id + i) % 4 == 0 ? 8000 : 100 + w->id;
+		struct blob a = { (u_int)n, mkdata((uint32_t)(w->id * 31 + i),
+						   n) };
+		struct blob r = { 0, NULL };
+
+		if (clnt_call(w->cl, P_ECHO, XP(xdr_blob), &a, XP(xdr_blob),
+			      &r, tmo) == RPC_SUCCESS &&
+		    r.len == n && memcmp(r.data, a.data, n) == 0)
+			w->ok++;
+		clnt_freeres(w->cl, XP(xdr_blob), &r);
+		free(a.data);
+	}
+	return NULL;
+}
+
+/* 64 threads, a server granting 8: all complete, never more than 8 out. */
+START_TEST(test_threads_credits)
+{
+	struct worker w[NTHREADS];
+	pthread_t th[NTHREADS];
+	struct rpcrdma_stats st;
+	struct srv s;
+	CLIENT *cl;
+	int ok = 0;
+
+	srv_start(&s, 8, 1u << 16);
+	cl = clnt_mk(s.port, 64, 1u << 16);
+	for (int i = 0; i < NTHREADS; i++) {
+		w[i] = (struct worker){ .cl = cl, .id = i };
+		ck_assert_int_eq(pthread_create(&th[i], NULL, worker_main,
+						&w[i]), 0);
+	}
+	for (int i = 0; i < NTHREADS; i++) {
+		pthread_join(th[i], NULL);
+		ok += w[i].ok;
+	}
+	st = stats_of(cl);
+	ck_assert_int_eq(ok, NTHREADS * NCALLS);
+	ck_assert_uint_eq(st.calls_inline + st.calls_long,
+			  NTHREADS * NCALLS);
+	ck_assert_uint_eq(st.calls_long, NTHREADS * NCALLS / 4);
+	ck_assert_uint_eq(st.credits_granted, 8);
+	ck_assert_uint_le(st.inflight_peak, 8);
+	ck_assert_uint_ge(st.inflight_peak, 2);
+	ck_assert_uint_gt(st.credit_waits, 0);
+	clnt_destroy(cl);
+	srv_stop(&s);
+}
+END_TEST
+
+/* A call that times out is abandoned; its late reply is dropped and its
+ * credit comes back: the next calls work. */
+START_TEST(test_timeout)
+{
+	struct timeval short_tmo = { 0, 300000 };
+	struct srv s;
+	CLIENT *cl;
+	u_int ms = 1500;
+	struct rpc_err err;
+
+	srv_start(&s, 8, 1u << 16);
+	cl = clnt_mk(s.port, 8, 1u << 16);
+	ck_assert_int_eq(clnt_call(cl, P_SLEEP, XP(xdr_u_int), &ms,
+				   XP(xdr_void), NULL, short_tmo),
+			 RPC_TIMEDOUT);
+	clnt_geterr(cl, &err);
+	ck_assert_int_eq(err.re_status, RPC_TIMEDOUT);
+	/* Waits behind the sleeping call (the server is serial). */
+	ck_assert_int_eq(clnt_call(cl, P_NULL, XP(xdr_void), NULL,
+				   XP(xdr_void), NULL, tmo), RPC_SUCCESS);
+	for (int i = 0; i < 20; i++)
+		echo_check(cl, 10, true, true);
+	clnt_destroy(cl);
+	srv_stop(&s);
+}
+END_TEST
+
+/* The server process dies: calls fail (never hang); once it is back the
+ * next call reconnects with a fresh Private Data exchange. */
+static pid_t srv_fork(uint16_t port)
+{
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		srv_create(port, 8, 1u << 16);
+		srv_loop(NULL);
+		_exit(0);
+	}
+	usleep(1000000);	/* listening */
+	return pid;
+}
+
+START_TEST(test_reconnect)
+{
+	struct timeval t5 = { 5, 0 };
+	uint16_t port = port_new();
+	struct rpcrdma_stats st;
+	struct rpc_err err;
+	enum clnt_stat rc;
+	pid_t pid;
+	CLIENT *cl;
+
+	pid = srv_fork(port);
+	cl = clnt_mk(port, 8, 1u << 16);
+	echo_check(cl, 10, true, true);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	rc = clnt_call(cl, P_NULL, XP(xdr_void), NULL, XP(xdr_void), NULL,
+		       t5);
+	ck_assert_msg(rc == RPC_CANTRECV || rc == RPC_CANTSEND ||
+			      rc == RPC_TIMEDOUT,
+		      "after kill: %s", clnt_sperrno(rc));
+	clnt_geterr(cl, &err);
+	/* Nobody listens now: the reconnect fails, quickly. */
+	rc = clnt_call(cl, P_NULL, XP(xdr_void), NULL, XP(xdr_void), NULL,
+		       t5);
+	ck_assert_msg(rc != RPC_SUCCESS, "no server yet");
+	pid = srv_fork(port);
+	echo_check(cl, 10, true, true);
+	echo_check(cl, 50000, false, false);
+	st = stats_of(cl);
+	ck_assert_uint_ge(st.connects, 2);
+	clnt_destroy(cl);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+END_TEST
+
+/* Creation errors: no such host, nobody listening. */
+START_TEST(test_create_errors)
+{
+	struct rpcrdma_opts o;
+
+	rpcrdma_opts_default(&o);
+	o.port = port_new();
+	o.src_addr = addr_a;
+	o.timeout_ms = 2000;
+	ck_assert_ptr_null(clnt_rdma_create("no.such.host.invalid", T_PROG,
+					    T_VERS, &o));
+	ck_assert_int_eq(rpc_createerr.cf_stat, RPC_UNKNOWNHOST);
+	ck_assert_ptr_null(clnt_rdma_create(addr_b, T_PROG, T_VERS, &o));
+	ck_assert_int_eq(rpc_createerr.cf_stat, RPC_SYSTEMERROR);
+	ck_assert_int_ne(rpc_createerr.cf_error.re_errno, 0);
+	o.credits = 0;
+	ck_assert_ptr_null(clnt_rdma_create(addr_b, T_PROG, T_VERS, &o));
+}
+END_TEST
+
+static Suite *clnt_suite(void)
+{
+	Suite *s = suite_create("clnt_rdma");
+	TCase *tc = tcase_create("calls");
+	TCase *big = tcase_create("big");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_control);
+	tcase_add_test(tc, test_create_errors);
+	tcase_add_test(tc, test_sizes);
+	tcase_add_test(tc, test_threads_credits);
+	tcase_add_test(tc, test_timeout);
+	tcase_add_test(tc, test_reconnect);
+	suite_add_tcase(s, tc);
+	tcase_set_timeout(big, 400);
+	tcase_add_test(big, test_big);
+	suite_add_tcase(s, big);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr;
+	int failed;
+
+	addr_a = getenv("RPCRDMA_ADDR_A");
+	addr_b = getenv("RPCRDMA_ADDR_B");
+	if (!addr_a || !*addr_a)
+		addr_a = "10.99.0.1";
+	if (!addr_b || !*addr_b)
+		addr_b = "10.99.0.2";
+	sr = srunner_create(clnt_suite());
+	srunner_run_all(sr, CK_VERBOSE);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
