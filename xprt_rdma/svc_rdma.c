@@ -28,7 +28,18 @@
 #include <rpcrdma/splice.h>
 #include "xprt.h"
 
-#define SVC_IO_TIMEOUT_MS	30000	/* one RDMA Read or Write */
+/*
+ * Bound on one RDMA Read or Write: 30 s plus 1 s per 128 KiB (Soft-RoCE
+ * under emulation moves well under 1 MiB/s). The peer's adapter, not its
+ * software, serves these, so a stuck one means a broken connection.
+ */
+static int io_timeout_ms(uint64_t len)
+{
+	uint64_t ms = 30000 + (len >> 17) * 1000;
+
+	return ms > 600000 ? 600000 : (int)ms;
+}
+
 #define SVC_REPLY_INITIAL	4096u
 
 struct svc_lsn {
@@ -252,7 +263,7 @@ static int conn_gather_call(struct svc_conn *c, const uint8_t *inl,
 			clen += segs[n].length;
 		}
 		rc = rpcrdma_ep_read(c->ep, c->rdbuf + off, clen, segs, n,
-				     SVC_IO_TIMEOUT_MS);
+				     io_timeout_ms(clen));
 		if (rc) {
 			if (rc == -ENOTCONN)
 				c->dead = true;
@@ -468,7 +479,7 @@ static int conn_send_long(struct svc_conn *c, uint32_t grant,
 	int err;
 
 	err = rpcrdma_ep_write(c->ep, body, len, segs, rc->nsegs, written,
-			       SVC_IO_TIMEOUT_MS);
+			       io_timeout_ms(len));
 	if (err) {
 		if (err == -ENOTCONN)
 			c->dead = true;

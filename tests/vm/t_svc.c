@@ -1,0 +1,594 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Guest test of the SVCXPRT side (xprt_rdma/svc_rdma.c, netid.c, rpcb.c):
+ * a server on $RPCRDMA_ADDR_B in a thread looping on svc_getreq_poll, and
+ * clients from $RPCRDMA_ADDR_A made the unmodified way, by
+ * clnt_create(host, prog, vers, "rdma"). Crafted transport headers sent
+ * through a raw engine endpoint must be answered with the exact RDMA_ERROR
+ * bytes of RFC 8166 section 4.2.4 while the connection stays usable.
+ * When rpcbind is installed, a private one is started (its own /run) and
+ * the port is found through it.
+ */
+#define _GNU_SOURCE
+#include <check.h>
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <rpc/rpc.h>
+#include <rpcrdma/rpcrdma.h>
+#include <rpcrdma/hdr.h>
+#include "../../xprt_rdma/xprt.h"
+
+#define T_PROG		0x20000b01
+#define T_PROG2		0x20000b02
+#define T_VERS		1
+#define P_ECHO		1
+#define XP(f)		((xdrproc_t)(f))
+#define XVOID		((xdrproc_t)(void (*)(void))xdr_void)
+
+static const char *addr_a, *addr_b;
+
+static uint16_t port_new(void)
+{
+	static uint16_t next;
+
+	if (!next)
+		next = (uint16_t)(40000 + (getpid() % 1000) * 8);
+	return next++;
+}
+
+struct blob {
+	u_int len;
+	char *data;
+};
+
+static bool_t xdr_blob(XDR *x, struct blob *b)
+{
+	return xdr_bytes(x, &b->data, &b->len, ~0u);
+}
+
+static char *mkdata(uint32_t seed, size_t n)
+{
+	char *p = malloc(n ? n : 1);
+	uint32_t v = seed * 2654435761u + 1;
+
+	ck_assert_ptr_nonnull(p);
+	for (size_t i = 0; i < n; i++) {
+		v = v * 1103515245u + 12345u;
+		p[i] = (char)(v >> 16);
+	}
+	return p;
+}
+
+/* ---- the server ---- */
+
+static SVCXPRT *_Atomic last_xprt;	/* transport of the last call */
+
+static void dispatch(struct svc_req *rq, SVCXPRT *x)
+{
+	struct blob b = { 0, NULL };
+
+	atomic_store(&last_xprt, x);
+	switch (rq->rq_proc) {
+	case NULLPROC:
+		svc_sendreply(x, XVOID, NULL);
+		return;
+	case P_ECHO:
+		if (!svc_getargs(x, XP(xdr_blob), (caddr_t)&b)) {
+			svcerr_decode(x);
+			return;
+		}
+		svc_sendreply(x, XP(xdr_blob), (caddr_t)&b);
+		svc_freeargs(x, XP(xdr_blob), (caddr_t)&b);
+		return;
+	default:
+		svcerr_noproc(x);
+	}
+}
+
+struct srv {
+	SVCXPRT *lsn;
+	uint16_t port;
+	atomic_bool stop;
+	pthread_t th;
+};
+
+static void *srv_main(void *arg)
+{
+	struct srv *s = arg;
+	struct pollfd fds[256];
+
+	while (!atomic_load(&s->stop)) {
+		int n = svc_max_pollfd > 256 ? 256 : svc_max_pollfd, r;
+
+		memcpy(fds, svc_pollfd, (size_t)n * sizeof(fds[0]));
+		r = poll(fds, (nfds_t)n, 50);
+		if (r > 0)
+			svc_getreq_poll(fds, r);
+	}
+	return NULL;
+}
+
+static void srv_start(struct srv *s, uint32_t max_msg)
+{
+	struct rpcrdma_opts o;
+
+	memset(s, 0, sizeof(*s));
+	s->port = port_new();
+	rpcrdma_opts_default(&o);
+	o.port = s->port;
+	o.credits = 8;
+	if (max_msg)
+		o.max_msg = max_msg;
+	s->lsn = svc_rdma_create(addr_b, &o);
+	ck_assert_msg(s->lsn != NULL, "svc_rdma_create: %s",
+		      clnt_spcreateerror("svc"));
+	ck_assert_str_eq(s->lsn->xp_netid, "rdma");
+	ck_assert_uint_eq(s->lsn->xp_port, s->port);
+	ck_assert(rpcrdma_svc_reg(s->lsn, T_PROG, T_VERS, dispatch));
+	atomic_init(&s->stop, false);
+	ck_assert_int_eq(pthread_create(&s->th, NULL, srv_main, s), 0);
+}
+
+static void srv_stop(struct srv *s)
+{
+	atomic_store(&s->stop, true);
+	pthread_join(s->th, NULL);
+	svc_unreg(T_PROG, T_VERS);
+	svc_destroy(s->lsn);
+}
+
+static bool fd_registered(int fd)
+{
+	for (int i = 0; i < svc_max_pollfd; i++)
+		if (svc_pollfd[i].fd == fd)
+			return true;
+	return false;
+}
+
+/* ---- clients the rpcgen way ---- */
+
+static const struct timeval tmo = { 60, 0 };
+
+static CLIENT *clnt_by_netid(uint16_t port)
+{
+	char p[8];
+	CLIENT *cl;
+
+	snprintf(p, sizeof(p), "%u", port);
+	setenv("RPCRDMA_PORT", p, 1);
+	setenv("RPCRDMA_SRCADDR", addr_a, 1);
+	cl = clnt_create(addr_b, T_PROG, T_VERS, "rdma");
+	ck_assert_msg(cl != NULL, "clnt_create rdma: %s",
+		      clnt_spcreateerror("clnt"));
+	return cl;
+}
+
+static struct rpcrdma_stats svc_stats_of(SVCXPRT *x)
+{
+	struct rpcrdma_stats st;
+
+	ck_assert_int_eq(rpcrdma_svc_stats(x, &st), 0);
+	return st;
+}
+
+static void null_call(CLIENT *cl)
+{
+	ck_assert_int_eq(clnt_call(cl, NULLPROC, XVOID, NULL, XVOID, NULL,
+				   tmo), RPC_SUCCESS);
+}
+
+/* Echo of n bytes, content checked; returns the server transport. */
+static SVCXPRT *echo(CLIENT *cl, size_t n, uint32_t seed)
+{
+	struct blob a = { (u_int)n, mkdata(seed, n) }, r = { 0, NULL };
+	enum clnt_stat st;
+
+	st = clnt_call(cl, P_ECHO, XP(xdr_blob), (caddr_t)&a, XP(xdr_blob),
+		       (caddr_t)&r, tmo);
+	ck_assert_msg(st == RPC_SUCCESS, "echo %zu: %s", n, clnt_sperrno(st));
+	ck_assert_uint_eq(r.len, n);
+	ck_assert(n == 0 || memcmp(r.data, a.data, n) == 0);
+	clnt_freeres(cl, XP(xdr_blob), (caddr_t)&r);
+	free(a.data);
+	return atomic_load(&last_xprt);
+}
+
+/*
+ * One echo and the server connection's counters it moved. The client
+ * always offers a reply chunk; with the default 4096-byte thresholds a
+ * 1000-byte echo goes inline both ways, a 64 KiB one is a Long Call (one
+ * position-zero read chunk, RDMA_NOMSG) and a Long Reply (the reply
+ * chunk, RDMA_NOMSG).
+ */
+static void echo_path(CLIENT *cl, size_t n, bool long_path)
+{
+	SVCXPRT *x = echo(cl, 1, 1);
+	struct rpcrdma_stats a = svc_stats_of(x), b;
+
+	ck_assert_ptr_eq(echo(cl, n, (uint32_t)n), x);
+	b = svc_stats_of(x);
+	ck_assert_uint_eq(b.recv_msg - a.recv_msg, long_path ? 0 : 1);
+	ck_assert_uint_eq(b.recv_nomsg - a.recv_nomsg, long_path ? 1 : 0);
+	ck_assert_uint_eq(b.read_chunks - a.read_chunks, long_path ? 1 : 0);
+	ck_assert_uint_eq(b.sent_msg - a.sent_msg, long_path ? 0 : 1);
+	ck_assert_uint_eq(b.sent_nomsg - a.sent_nomsg, long_path ? 1 : 0);
+	ck_assert_uint_eq(b.reply_chunks - a.reply_chunks, long_path ? 1 : 0);
+	ck_assert_uint_eq(b.sent_error, a.sent_error);
+}
+
+START_TEST(test_netid_calls)
+{
+	static const size_t sizes[] = { 0, 1, 4, 1000, 3000, 4096, 5000,
+					65536, 262144 };
+	struct srv s;
+	CLIENT *cl;
+	SVCXPRT *x;
+	int fd;
+
+	srv_start(&s, 0);
+	cl = clnt_by_netid(s.port);
+	ck_assert_str_eq(cl->cl_netid, "rdma");
+	null_call(cl);
+	x = atomic_load(&last_xprt);
+	ck_assert_ptr_nonnull(x);
+	ck_assert_ptr_ne(x, s.lsn);
+	ck_assert_str_eq(x->xp_netid, "rdma");
+	/* svc_getcaller / xp_rtaddr: the client's source address. */
+	{
+		struct sockaddr_in *sin =
+			(struct sockaddr_in *)svc_getrpccaller(x)->buf;
+		char buf[INET_ADDRSTRLEN];
+
+		ck_assert_int_eq(sin->sin_family, AF_INET);
+		inet_ntop(AF_INET, &sin->sin_addr, buf, sizeof(buf));
+		ck_assert_str_eq(buf, addr_a);
+		ck_assert_int_eq(svc_getcaller(x)->sin6_family, AF_INET);
+	}
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		ck_assert_ptr_eq(echo(cl, sizes[i], (uint32_t)i), x);
+	echo_path(cl, 1000, false);
+	echo_path(cl, 65536, true);
+	/* The client's disconnect destroys the server's transport. */
+	fd = x->xp_fd;
+	ck_assert(fd_registered(fd));
+	clnt_destroy(cl);
+	for (int i = 0; i < 100 && fd_registered(fd); i++)
+		usleep(50000);
+	ck_assert_msg(!fd_registered(fd), "connection transport not destroyed");
+	srv_stop(&s);
+}
+END_TEST
+
+START_TEST(test_many_clients)
+{
+	enum { N = 4 };
+	CLIENT *cl[N];
+	SVCXPRT *x[N];
+	struct srv s;
+
+	srv_start(&s, 0);
+	for (int i = 0; i < N; i++)
+		cl[i] = clnt_by_netid(s.port);
+	for (int round = 0; round < 2; round++) {
+		for (int i = 0; i < N; i++) {
+			SVCXPRT *got = echo(cl[i], 2000 + 3000 * i, i);
+
+			if (round == 0)
+				x[i] = got;
+			ck_assert_ptr_eq(got, x[i]);
+		}
+	}
+	for (int i = 0; i < N; i++)
+		for (int j = i + 1; j < N; j++)
+			ck_assert_ptr_ne(x[i], x[j]);
+	for (int i = 0; i < N; i++)
+		clnt_destroy(cl[i]);
+	srv_stop(&s);
+}
+END_TEST
+
+/* ---- crafted headers through a raw endpoint ---- */
+
+static struct rpcrdma_ep *raw_connect(uint16_t port)
+{
+	struct sockaddr_in dst, src;
+	struct rpcrdma_opts o;
+	struct rpcrdma_ep_opts eo;
+	struct rpcrdma_ep *ep;
+
+	rpcrdma_opts_default(&o);
+	ck_assert_int_eq(rpcrdma_opts_to_ep(&o, &eo), 0);
+	memset(&dst, 0, sizeof(dst));
+	dst.sin_family = AF_INET;
+	dst.sin_port = htons(port);
+	inet_pton(AF_INET, addr_b, &dst.sin_addr);
+	memset(&src, 0, sizeof(src));
+	src.sin_family = AF_INET;
+	inet_pton(AF_INET, addr_a, &src.sin_addr);
+	ck_assert_int_eq(rpcrdma_ep_connect((struct sockaddr *)&dst,
+					    (struct sockaddr *)&src, &eo, &ep),
+			 0);
+	return ep;
+}
+
+static void raw_send(struct rpcrdma_ep *ep, const uint32_t *w, size_t nw)
+{
+	uint32_t be[64];
+	struct iovec iov = { be, nw * 4 };
+
+	ck_assert_uint_le(nw, 64);
+	for (size_t i = 0; i < nw; i++)
+		be[i] = htonl(w[i]);
+	ck_assert_int_eq(rpcrdma_ep_send(ep, &iov, 1, 0), 0);
+}
+
+/* The next message must be exactly want[0..nw) (host-order words). */
+static void raw_expect(struct rpcrdma_ep *ep, const uint32_t *want, size_t nw)
+{
+	struct rpcrdma_rx rx;
+
+	ck_assert_int_eq(rpcrdma_ep_poll(ep, &rx, 10000), 1);
+	ck_assert_uint_eq(rx.len, nw * 4);
+	for (size_t i = 0; i < nw; i++) {
+		uint32_t v;
+
+		memcpy(&v, rx.data + 4 * i, 4);
+		ck_assert_msg(ntohl(v) == want[i], "word %zu: %08x != %08x", i,
+			      ntohl(v), want[i]);
+	}
+	rpcrdma_ep_rx_done(ep, &rx);
+}
+
+/* An RDMA_MSG NULL call of xid, and its exact RDMA_MSG reply. */
+static void raw_null_call(struct rpcrdma_ep *ep, uint32_t xid)
+{
+	/*
+	 * Transport header (RFC 8166 section 4.2): xid, vers 1, credits 1,
+	 * RDMA_MSG 0, three empty lists. RPC call (RFC 5531 section 9):
+	 * xid, CALL 0, rpcvers 2, prog, vers, proc 0, AUTH_NONE cred and
+	 * verifier (flavor 0, length 0 each).
+	 */
+	const uint32_t call[] = { xid, 1, 1, 0, 0, 0, 0,
+				  xid, 0, 2, T_PROG, T_VERS, 0, 0, 0, 0, 0 };
+	/*
+	 * Reply: xid, vers 1, credits 1 (we asked for 1), RDMA_MSG, three
+	 * empty lists; RPC: xid, REPLY 1, MSG_ACCEPTED 0, AUTH_NONE
+	 * verifier (0, 0), SUCCESS 0, and no results for NULL.
+	 */
+	const uint32_t reply[] = { xid, 1, 1, 0, 0, 0, 0,
+				   xid, 1, 0, 0, 0, 0 };
+
+	raw_send(ep, call, sizeof(call) / 4);
+	raw_expect(ep, reply, sizeof(reply) / 4);
+}
+
+START_TEST(test_bad_headers)
+{
+	struct rpcrdma_stats a, b;
+	struct rpcrdma_rx rx;
+	struct rpcrdma_ep *ep;
+	struct srv s;
+	SVCXPRT *x;
+
+	srv_start(&s, 65536);
+	ep = raw_connect(s.port);
+	raw_null_call(ep, 0x10000001);
+	x = atomic_load(&last_xprt);
+	a = svc_stats_of(x);
+
+	/*
+	 * Version 2 (RFC 8166 section 4.2.4 / 5): RDMA_ERROR ERR_VERS with
+	 * the supported range 1..1: xid, vers 1, credits 1, RDMA_ERROR 4,
+	 * ERR_VERS 1, low 1, high 1.
+	 */
+	{
+		const uint32_t m[] = { 0x11111111, 2, 1, 0, 0, 0, 0 };
+		const uint32_t r[] = { 0x11111111, 1, 1, 4, 1, 1, 1 };
+
+		raw_send(ep, m, 7);
+		raw_expect(ep, r, 7);
+	}
+	/* Truncated: a read list announced, then nothing: ERR_CHUNK 2. */
+	{
+		const uint32_t m[] = { 0x22222222, 1, 1, 0, 1 };
+		const uint32_t r[] = { 0x22222222, 1, 1, 4, 2 };
+
+		raw_send(ep, m, 5);
+		raw_expect(ep, r, 5);
+	}
+	/* Unknown procedure 7: ERR_CHUNK. */
+	{
+		const uint32_t m[] = { 0x33333333, 1, 1, 7, 0, 0, 0 };
+		const uint32_t r[] = { 0x33333333, 1, 1, 4, 2 };
+
+		raw_send(ep, m, 7);
+		raw_expect(ep, r, 5);
+	}
+	/*
+	 * A Long Call larger than the server's max_msg (65536): one
+	 * position-zero read segment of 65537 bytes (handle, length,
+	 * offset hi, lo), no write list, no reply chunk. Refused with
+	 * ERR_CHUNK before any RDMA Read.
+	 */
+	{
+		const uint32_t m[] = { 0x44444444, 1, 1, 1,
+				       1, 0, 0x1234, 65537, 0, 0x1000, 0,
+				       0, 0 };
+		const uint32_t r[] = { 0x44444444, 1, 1, 4, 2 };
+
+		raw_send(ep, m, 13);
+		raw_expect(ep, r, 5);
+	}
+	/* Unanswered: 8 bytes (no XID), and an RDMA_ERROR from the client. */
+	{
+		const uint32_t shortm[] = { 0x55555555, 1 };
+		const uint32_t err[] = { 0x66666666, 1, 1, 4, 2 };
+
+		raw_send(ep, shortm, 2);
+		raw_send(ep, err, 5);
+	}
+	/* Still usable, and nothing was sent for the last two. */
+	raw_null_call(ep, 0x77777777);
+	ck_assert_ptr_eq(atomic_load(&last_xprt), x);
+	ck_assert_int_eq(rpcrdma_ep_poll(ep, &rx, 200), 0);
+
+	b = svc_stats_of(x);
+	/* vers, truncated, proc, short */
+	ck_assert_uint_eq(b.bad_headers - a.bad_headers, 4);
+	ck_assert_uint_eq(b.err_vers_sent - a.err_vers_sent, 1);
+	ck_assert_uint_eq(b.err_chunk_sent - a.err_chunk_sent, 3);
+	ck_assert_uint_eq(b.sent_error - a.sent_error, 4);
+	ck_assert_uint_eq(b.recv_error - a.recv_error, 1);
+	ck_assert_uint_eq(b.err_chunk_recv - a.err_chunk_recv, 1);
+	ck_assert_uint_eq(b.read_chunks, a.read_chunks);
+	ck_assert_uint_eq(b.sent_msg - a.sent_msg, 1);
+	rpcrdma_ep_destroy(ep);
+	srv_stop(&s);
+}
+END_TEST
+
+/* ---- rpcbind ---- */
+
+static pid_t rpcbind_pid = -1;
+
+static bool rpcbind_answers(void)
+{
+	struct sockaddr_in sin;
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	bool ok;
+
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_port = htons(111);
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ok = fd >= 0 && connect(fd, (struct sockaddr *)&sin, sizeof(sin)) == 0;
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+/* rpcbind -f (not -w: no saved registrations) with a private /run. */
+static const char *rpcbind_start(void)
+{
+	if (access("/usr/sbin/rpcbind", X_OK) != 0)
+		return "rpcbind not installed";
+	if (rpcbind_answers())
+		return NULL;	/* one is already there */
+	rpcbind_pid = fork();
+	if (rpcbind_pid < 0)
+		return "fork failed";
+	if (rpcbind_pid == 0) {
+		if (unshare(CLONE_NEWNS) == 0 &&
+		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0)
+			mount("tmpfs", "/run", "tmpfs", 0, "mode=0755");
+		execl("/usr/sbin/rpcbind", "rpcbind", "-f", (char *)NULL);
+		_exit(127);
+	}
+	for (int i = 0; i < 100; i++) {
+		if (rpcbind_answers())
+			return NULL;
+		usleep(50000);
+	}
+	return "rpcbind did not start";
+}
+
+START_TEST(test_rpcbind)
+{
+	uint16_t port = 0, port2;
+	struct srv s;
+	CLIENT *cl;
+
+	/* rpcrdma_svc_reg registered B.port under "rdma". */
+	srv_start(&s, 0);
+	ck_assert_int_eq(rpcrdma_rpcb_lookup(addr_b, T_PROG, T_VERS, "rdma",
+					     &port), 0);
+	ck_assert_uint_eq(port, s.port);
+	/* A client with no port finds it there. */
+	unsetenv("RPCRDMA_PORT");
+	setenv("RPCRDMA_SRCADDR", addr_a, 1);
+	cl = clnt_create(addr_b, T_PROG, T_VERS, "rdma");
+	ck_assert_msg(cl != NULL, "clnt_create via rpcbind: %s",
+		      clnt_spcreateerror("clnt"));
+	null_call(cl);
+	echo(cl, 5000, 9);
+	clnt_destroy(cl);
+
+	/* svc_create(..., "rdma") as rpcgen's main does: any address. */
+	port2 = port_new();
+	{
+		char p[8];
+
+		snprintf(p, sizeof(p), "%u", port2);
+		setenv("RPCRDMA_PORT", p, 1);
+	}
+	ck_assert_int_eq(svc_create(dispatch, T_PROG2, T_VERS, "rdma"), 1);
+	ck_assert_int_eq(rpcrdma_rpcb_lookup(addr_b, T_PROG2, T_VERS, "rdma",
+					     &port), 0);
+	ck_assert_uint_eq(port, port2);
+	unsetenv("RPCRDMA_PORT");
+	cl = clnt_create(addr_b, T_PROG2, T_VERS, "rdma");
+	ck_assert_msg(cl != NULL, "clnt_create prog2: %s",
+		      clnt_spcreateerror("clnt"));
+	null_call(cl);
+	clnt_destroy(cl);
+
+	ck_assert_int_eq(rpcrdma_rpcb_unset(T_PROG, T_VERS, "rdma"), 0);
+	ck_assert_int_eq(rpcrdma_rpcb_lookup(addr_b, T_PROG, T_VERS, "rdma",
+					     &port), -ENOENT);
+	ck_assert_int_eq(rpcrdma_rpcb_unset(T_PROG2, T_VERS, "rdma"), 0);
+	svc_unreg(T_PROG2, T_VERS);
+	srv_stop(&s);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *su = suite_create("svc_rdma");
+	TCase *tc = tcase_create("svc");
+	const char *why;
+	SRunner *sr;
+	int failed;
+
+	addr_a = getenv("RPCRDMA_ADDR_A");
+	addr_b = getenv("RPCRDMA_ADDR_B");
+	if (!addr_a || !addr_b) {
+		fprintf(stderr, "t_svc: RPCRDMA_ADDR_A/B not set (guest only)\n");
+		return 77;
+	}
+	tcase_set_timeout(tc, 240);
+	tcase_add_test(tc, test_netid_calls);
+	tcase_add_test(tc, test_many_clients);
+	tcase_add_test(tc, test_bad_headers);
+	suite_add_tcase(su, tc);
+	why = rpcbind_start();
+	if (!why) {
+		tc = tcase_create("rpcbind");
+		tcase_set_timeout(tc, 120);
+		tcase_add_test(tc, test_rpcbind);
+		suite_add_tcase(su, tc);
+	} else {
+		printf("t_svc: SKIP test_rpcbind: %s\n", why);
+	}
+	sr = srunner_create(su);
+	srunner_run_all(sr, CK_VERBOSE);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	if (rpcbind_pid > 0) {
+		kill(rpcbind_pid, SIGTERM);
+		waitpid(rpcbind_pid, NULL, 0);
+	}
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
