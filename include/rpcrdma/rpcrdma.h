@@ -17,6 +17,7 @@
 #include <rpc/rpc.h>
 #include <rpcrdma/wire.h>
 #include <rpcrdma/stats.h>
+#include <rpcrdma/pvtdata.h>
 
 /* Knobs for either side. Environment variables (RPCRDMA_PORT,
  * RPCRDMA_SRCADDR, RPCRDMA_INLINE, RPCRDMA_CREDITS, RPCRDMA_NO_PVTDATA)
