@@ -464,6 +464,35 @@ static bool conn_encode_reply(struct svc_conn *c, struct rpc_msg *msg)
 }
 
 /*
+ * No DDP yet: every write chunk the call offered goes back unused, with
+ * its segment count kept and every length zero (RFC 8166 section
+ * 3.4.6).
+ */
+static int add_unused_writes(const struct rpcrdma_msg *call,
+			     struct rpcrdma_msg *m)
+{
+	uint32_t i, j;
+	int idx, rc;
+
+	for (i = 0; i < call->nwrites; i++) {
+		const struct rpcrdma_chunk *w = &call->writes[i];
+
+		idx = rpcrdma_msg_add_write_chunk(m);
+		if (idx < 0)
+			return idx;
+		for (j = 0; j < w->nsegs; j++) {
+			struct rpcrdma_segment s = call->segs[w->first + j];
+
+			s.length = 0;
+			rc = rpcrdma_msg_add_write_seg(m, (uint32_t)idx, &s);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+/*
  * Long Reply (RFC 8166 section 3.5.4): the reply goes into the reply
  * chunk by RDMA Write, then RDMA_NOMSG carries the chunk back with the
  * lengths actually written (section 4.2.1.3 / 3.6).
@@ -478,6 +507,7 @@ static int conn_send_long(struct svc_conn *c, uint32_t grant,
 	uint32_t i;
 	int err;
 
+	memset(written, 0, sizeof(written));
 	err = rpcrdma_ep_write(c->ep, body, len, segs, rc->nsegs, written,
 			       io_timeout_ms(len));
 	if (err) {
@@ -486,7 +516,11 @@ static int conn_send_long(struct svc_conn *c, uint32_t grant,
 		return err;
 	}
 	rpcrdma_msg_init(&m, c->hdr.xid, grant, RPCRDMA_NOMSG);
-	for (i = 0; i < rc->nsegs && written[i]; i++) {
+	err = add_unused_writes(&c->hdr, &m);
+	if (err)
+		return err;
+	/* Every segment goes back, unfilled ones with length zero. */
+	for (i = 0; i < rc->nsegs; i++) {
 		struct rpcrdma_segment s = segs[i];
 
 		s.length = written[i];
@@ -506,11 +540,13 @@ static bool_t conn_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 {
 	struct svc_conn *c = to_conn(xprt);
 	struct rpcrdma_chunk_cap reply_cap = { 0, 0 };
+	struct rpcrdma_chunk_cap writes[RPCRDMA_MAX_WRITE_CHUNKS];
 	struct rpcrdma_reply_plan plan;
 	struct rpcrdma_msg m;
 	uint32_t grant, send_max;
 	size_t len;
 	void *body;
+	uint32_t i;
 	int rc = -EINVAL;
 
 	if (!c->have_call || c->dead)
@@ -527,10 +563,15 @@ static bool_t conn_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 		reply_cap.nsegs = c->hdr.reply.nsegs;
 		reply_cap.bytes = rpcrdma_chunk_length(&c->hdr, &c->hdr.reply);
 	}
+	for (i = 0; i < c->hdr.nwrites; i++) {
+		writes[i].nsegs = c->hdr.writes[i].nsegs;
+		writes[i].bytes = rpcrdma_chunk_length(&c->hdr,
+						       &c->hdr.writes[i]);
+	}
 	send_max = rpcrdma_ep_inline(c->ep)->send_max;
-	/* No DDP yet: offered write chunks are left unused (empty list). */
-	rc = rpcrdma_plan_reply((uint32_t)len, NULL, 0, 0, send_max, NULL, 0,
-				&reply_cap, &plan);
+	/* No DDP yet (no items): offered write chunks go back unused. */
+	rc = rpcrdma_plan_reply((uint32_t)len, NULL, 0, 0, send_max, writes,
+				c->hdr.nwrites, &reply_cap, &plan);
 	if (rc == -E2BIG) {
 		/* RFC 8166 section 4.5.3: reply chunk missing or too small */
 		conn_send_error(c, c->hdr.xid, c->hdr.credits,
@@ -543,7 +584,9 @@ static bool_t conn_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 		rc = conn_send_long(c, grant, body, len);
 	} else {
 		rpcrdma_msg_init(&m, c->hdr.xid, grant, RPCRDMA_MSG);
-		rc = conn_send_hdr(c, &m, body, len);
+		rc = add_unused_writes(&c->hdr, &m);
+		if (!rc)
+			rc = conn_send_hdr(c, &m, body, len);
 		if (!rc)
 			STAT_INC(c, sent_msg);
 	}

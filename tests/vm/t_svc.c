@@ -326,10 +326,10 @@ static struct rpcrdma_ep *raw_connect(uint16_t port)
 
 static void raw_send(struct rpcrdma_ep *ep, const uint32_t *w, size_t nw)
 {
-	uint32_t be[64];
+	uint32_t be[128];
 	struct iovec iov = { be, nw * 4 };
 
-	ck_assert_uint_le(nw, 64);
+	ck_assert_uint_le(nw, 128);
 	for (size_t i = 0; i < nw; i++)
 		be[i] = htonl(w[i]);
 	ck_assert_int_eq(rpcrdma_ep_send(ep, &iov, 1, 0), 0);
@@ -460,6 +460,144 @@ START_TEST(test_bad_headers)
 }
 END_TEST
 
+/* Appends a segment (handle, length, 64-bit offset) as four words. */
+static size_t put_seg(uint32_t *w, size_t n, uint32_t h, uint32_t len,
+		      const void *addr)
+{
+	uint64_t off = (uint64_t)(uintptr_t)addr;
+
+	w[n++] = h;
+	w[n++] = len;
+	w[n++] = (uint32_t)(off >> 32);
+	w[n++] = (uint32_t)off;
+	return n;
+}
+
+/*
+ * DDP by hand: an ECHO call whose 8000-byte argument travels in a read
+ * chunk at its XDR position (RFC 8166 section 3.4.5), with a write chunk
+ * offered and a reply chunk. The server must pull and splice the data,
+ * send the 8028-byte reply into the reply chunk (Long Reply), and return
+ * the unused write chunk with its two segments at length zero (RFC 8166
+ * section 3.4.6).
+ */
+START_TEST(test_ddp_read_chunk)
+{
+	enum { N = 8000, RB = 16384, WB = 4096 };
+	char *d = mkdata(77, N), *rb = calloc(1, RB), *wb = calloc(1, WB);
+	struct rpcrdma_mr *mr_d, *mr_r, *mr_w;
+	struct rpcrdma_stats a, b;
+	struct rpcrdma_ep *ep;
+	uint32_t w[128], want[64], hd, hr, hw;
+	size_t n = 0, k = 0;
+	struct srv s;
+	SVCXPRT *x;
+
+	srv_start(&s, 0);
+	ep = raw_connect(s.port);
+	raw_null_call(ep, 0x10000002);
+	x = atomic_load(&last_xprt);
+	a = svc_stats_of(x);
+	ck_assert_int_eq(rpcrdma_ep_reg(ep, d, N, RPCRDMA_ACCESS_REMOTE_READ,
+					&mr_d), 0);
+	ck_assert_int_eq(rpcrdma_ep_reg(ep, rb, RB,
+					RPCRDMA_ACCESS_REMOTE_WRITE, &mr_r), 0);
+	ck_assert_int_eq(rpcrdma_ep_reg(ep, wb, WB,
+					RPCRDMA_ACCESS_REMOTE_WRITE, &mr_w), 0);
+	hd = rpcrdma_mr_rkey(mr_d);
+	hr = rpcrdma_mr_rkey(mr_r);
+	hw = rpcrdma_mr_rkey(mr_w);
+
+	/* Header: RDMA_MSG; read list: position 44 = 40 bytes of call
+	 * header + the 4-byte length word; write list: one chunk of two
+	 * segments; reply chunk: one segment. */
+	w[n++] = 0x12345678; w[n++] = 1; w[n++] = 1; w[n++] = 0;
+	w[n++] = 1; w[n++] = 44;
+	n = put_seg(w, n, hd, N, d);
+	w[n++] = 0;
+	w[n++] = 1; w[n++] = 2;
+	n = put_seg(w, n, hw, WB / 2, wb);
+	n = put_seg(w, n, hw, WB / 2, wb + WB / 2);
+	w[n++] = 0;
+	w[n++] = 1; w[n++] = 1;
+	n = put_seg(w, n, hr, RB, rb);
+	/* RPC call (RFC 5531): ECHO, AUTH_NONE; then the opaque's length,
+	 * its bytes being in the chunk (8000 is a multiple of 4: no pad). */
+	w[n++] = 0x12345678; w[n++] = 0; w[n++] = 2; w[n++] = T_PROG;
+	w[n++] = T_VERS; w[n++] = P_ECHO; w[n++] = 0; w[n++] = 0;
+	w[n++] = 0; w[n++] = 0;
+	w[n++] = N;
+	raw_send(ep, w, n);
+
+	/* Reply: RDMA_NOMSG, no read list, the write chunk back with both
+	 * lengths zero, the reply chunk with 24 + 4 + 8000 = 8028 bytes. */
+	want[k++] = 0x12345678; want[k++] = 1; want[k++] = 1; want[k++] = 1;
+	want[k++] = 0;
+	want[k++] = 1; want[k++] = 2;
+	k = put_seg(want, k, hw, 0, wb);
+	k = put_seg(want, k, hw, 0, wb + WB / 2);
+	want[k++] = 0;
+	want[k++] = 1; want[k++] = 1;
+	k = put_seg(want, k, hr, 8028, rb);
+	raw_expect(ep, want, k);
+	/* The reply itself, in rb: xid, REPLY, MSG_ACCEPTED, AUTH_NONE
+	 * verifier, SUCCESS, then the opaque. */
+	{
+		const uint32_t rh[] = { 0x12345678, 1, 0, 0, 0, 0, N };
+
+		for (size_t i = 0; i < 7; i++) {
+			uint32_t v;
+
+			memcpy(&v, rb + 4 * i, 4);
+			ck_assert_uint_eq(ntohl(v), rh[i]);
+		}
+		ck_assert(memcmp(rb + 28, d, N) == 0);
+	}
+	b = svc_stats_of(x);
+	ck_assert_uint_eq(b.recv_msg - a.recv_msg, 1);
+	ck_assert_uint_eq(b.read_chunks - a.read_chunks, 1);
+	ck_assert_uint_eq(b.sent_nomsg - a.sent_nomsg, 1);
+	ck_assert_uint_eq(b.reply_chunks - a.reply_chunks, 1);
+
+	/* A small inline ECHO offering the write chunk only: RDMA_MSG with
+	 * the write chunk back unused, no reply chunk, the reply inline. */
+	n = 0;
+	w[n++] = 0x12345679; w[n++] = 1; w[n++] = 1; w[n++] = 0;
+	w[n++] = 0;
+	w[n++] = 1; w[n++] = 2;
+	n = put_seg(w, n, hw, WB / 2, wb);
+	n = put_seg(w, n, hw, WB / 2, wb + WB / 2);
+	w[n++] = 0;
+	w[n++] = 0;
+	w[n++] = 0x12345679; w[n++] = 0; w[n++] = 2; w[n++] = T_PROG;
+	w[n++] = T_VERS; w[n++] = P_ECHO; w[n++] = 0; w[n++] = 0;
+	w[n++] = 0; w[n++] = 0;
+	w[n++] = 5; w[n++] = 0x68656c6c; w[n++] = 0x6f000000;	/* "hello" */
+	raw_send(ep, w, n);
+	k = 0;
+	want[k++] = 0x12345679; want[k++] = 1; want[k++] = 1; want[k++] = 0;
+	want[k++] = 0;
+	want[k++] = 1; want[k++] = 2;
+	k = put_seg(want, k, hw, 0, wb);
+	k = put_seg(want, k, hw, 0, wb + WB / 2);
+	want[k++] = 0;
+	want[k++] = 0;
+	want[k++] = 0x12345679; want[k++] = 1; want[k++] = 0; want[k++] = 0;
+	want[k++] = 0; want[k++] = 0;
+	want[k++] = 5; want[k++] = 0x68656c6c; want[k++] = 0x6f000000;
+	raw_expect(ep, want, k);
+
+	rpcrdma_mr_dereg(mr_d);
+	rpcrdma_mr_dereg(mr_r);
+	rpcrdma_mr_dereg(mr_w);
+	rpcrdma_ep_destroy(ep);
+	free(d);
+	free(rb);
+	free(wb);
+	srv_stop(&s);
+}
+END_TEST
+
 /* ---- rpcbind ---- */
 
 static pid_t rpcbind_pid = -1;
@@ -572,6 +710,7 @@ int main(void)
 	tcase_add_test(tc, test_netid_calls);
 	tcase_add_test(tc, test_many_clients);
 	tcase_add_test(tc, test_bad_headers);
+	tcase_add_test(tc, test_ddp_read_chunk);
 	suite_add_tcase(su, tc);
 	why = rpcbind_start();
 	if (!why) {
