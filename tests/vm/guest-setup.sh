@@ -94,15 +94,17 @@ done
 
 step command
 cd "$RPCRDMA_VM_CWD" || fail "cannot cd to $RPCRDMA_VM_CWD"
+left=$((RPCRDMA_VM_DEADLINE - $(date +%s)))
+[ "$left" -ge 5 ] || fail "setup used up the run's time (--timeout)"
 echo "rpcrdma-vm: guest: ready, running: ${RPCRDMA_VM_CMD[*]}"
-timeout -k 5 "$RPCRDMA_VM_CMD_TIMEOUT" "${RPCRDMA_VM_CMD[@]}" \
+timeout -k 3 "$left" "${RPCRDMA_VM_CMD[@]}" \
 	</dev/null >>"$job/out" 2>&1
 rc=$?
 if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
-	echo "command timed out after $RPCRDMA_VM_CMD_TIMEOUT s in the guest" \
+	echo "command stopped after $left s: the run's time (--timeout) is up" \
 		>"$job/error"
 fi
 echo "$rc" >"$job/status"
-step done
+[ -s "$job/error" ] || step done
 echo "rpcrdma-vm: guest: command exited with $rc"
 exit 0

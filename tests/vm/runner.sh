@@ -11,6 +11,11 @@
 # output before its verdict, and last a line "N passed, M failed";
 # exits 1 when a test failed or none ran.
 #
+# When RPCRDMA_VM_DEADLINE (set by tests/vm/run) says the run's time is
+# running out, a test's limit is cut to what is left and the tests that
+# no longer fit are reported as failures ("not run"), so the summary line
+# is always printed.
+#
 # Environment given to each test:
 #   RPCRDMA_ADDR_A, RPCRDMA_ADDR_B  rxe0's and rxe1's IPv4 addresses
 #   RPCRDMA_BUILDDIR   the top build directory (also the cwd)
@@ -25,6 +30,10 @@ cd "$RPCRDMA_BUILDDIR" || exit 1
 
 passed=0
 failed=0
+deadline=
+if [ -n "${RPCRDMA_VM_DEADLINE:-}" ]; then
+	deadline=$((RPCRDMA_VM_DEADLINE - 8))
+fi
 for t in "$here"/t/*.sh; do
 	[ -f "$t" ] || continue
 	name=$(basename "$t" .sh)
@@ -37,6 +46,16 @@ for t in "$here"/t/*.sh; do
 	fi
 	limit=$(sed -n 's/^# vm-timeout: *\([0-9][0-9]*\).*/\1/p' "$t" | head -n 1)
 	limit=${limit:-120}
+	if [ -n "$deadline" ]; then
+		left=$((deadline - $(date +%s)))
+		if [ "$left" -lt 10 ]; then
+			echo "--- $name: not run, the run's time is used up"
+			echo "FAIL: $name"
+			failed=$((failed + 1))
+			continue
+		fi
+		[ "$limit" -le "$left" ] || limit=$left
+	fi
 	echo "=== $name (limit ${limit} s)"
 	t0=$(date +%s)
 	timeout -k 5 "$limit" bash "$t" </dev/null 2>&1
