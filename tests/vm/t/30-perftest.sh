@@ -1,5 +1,5 @@
 # perftest over RDMA-CM (-R) between rxe1 (server, RPCRDMA_ADDR_B) and rxe0
-# (client, bound to RPCRDMA_ADDR_A): ib_send_lat and ib_write_bw with
+# (client, from RPCRDMA_ADDR_A): ib_send_lat and ib_write_bw with
 # bounded iteration counts must complete. Their result lines are the limit
 # of this fabric for benchmarks run in the same guest, kept in
 # $RPCRDMA_VM_RESULTS/perftest.txt (full outputs next to it).
@@ -13,8 +13,18 @@ summary=$out/perftest.txt
 : >"$summary.tmp"
 status=0
 
-# perftest 4.5's server listens on the wildcard address (it ignores
-# --source_ip); the client's destination B puts the connection on rxe1.
+# Debian's perftest (4.5-0.17) ignores --source_ip in -R mode on both
+# sides: its server listens on the wildcard address and its client resolves
+# B without a source, which the local table would send over lo, keeping the
+# connection on rxe1 at both ends. A rule for the duration of this test
+# sends unbound traffic to B out of v0 from A (table 10, made by
+# tests/vm/run), so the client is on rxe0 and the server, reached at B, on
+# rxe1; the GIDs each side prints are checked below.
+ip rule add pref 12 iif lo to "$B" lookup 10 || exit 1
+trap 'ip rule del pref 12 2>/dev/null' EXIT
+gid_a=$(echo "$A" | awk -F. '{ printf "%d:%d:%02d:%02d", $1, $2, $3, $4 }')
+gid_b=$(echo "$B" | awk -F. '{ printf "%d:%d:%02d:%02d", $1, $2, $3, $4 }')
+
 wait_listen() {
 	local i
 	for i in $(seq 100); do
@@ -41,7 +51,7 @@ run_pair() {
 		wait "$spid" 2>/dev/null
 		return 1
 	fi
-	timeout 100 "$tool" -R -d rxe0 --source_ip "$A" -p "$port" -F "$@" \
+	timeout 100 "$tool" -R -d rxe0 -p "$port" -F "$@" \
 		"$B" >"$out/$tool.client.txt" 2>&1
 	crc=$?
 	wait "$spid"
@@ -51,6 +61,14 @@ run_pair() {
 		echo "$tool: client exit status $crc, server exit status $src"
 		echo "--- $tool server output:"
 		cat "$out/$tool.server.txt"
+		return 1
+	fi
+	# perftest prints the local GID, then the remote one: A, then B.
+	if ! grep -A 3 'local address' "$out/$tool.client.txt" |
+		awk -v a="$gid_a" -v b="$gid_b" '
+			/GID:/ { n++; g[n] = $2 }
+			END { exit !(g[1] ~ (a "$") && g[2] ~ (b "$")) }'; then
+		echo "$tool: the connection did not go from $A (rxe0) to $B (rxe1)"
 		return 1
 	fi
 	# The result line: the one after the column headings.
