@@ -87,7 +87,8 @@ static struct svc_conn *to_conn(SVCXPRT *xprt)
 
 static struct svc_lsn *to_lsn(SVCXPRT *xprt)
 {
-	return (struct svc_lsn *)((char *)xprt - offsetof(struct svc_lsn, xprt));
+	return (struct svc_lsn *)((char *)xprt -
+				  offsetof(struct svc_lsn, xprt));
 }
 
 /* Counts on this connection and in the process totals (engine.h). */
@@ -242,15 +243,16 @@ static int conn_gather_call(struct svc_conn *c, const uint8_t *inl,
 	bool nomsg = h->proc == RPCRDMA_NOMSG;
 	int rc;
 
+	/* RDMA_NOMSG without a position-zero chunk carries no call. */
+	if (nomsg && (h->nreads == 0 || h->reads[0].position != 0))
+		return -EMSGSIZE;
 	for (i = 0; i < h->nreads; i++)
 		total += h->reads[i].seg.length;
 	if (total > c->max_msg)
 		return -EMSGSIZE;
-	if (total) {
-		rc = grow(&c->rdbuf, &c->rdcap, (size_t)total);
-		if (rc)
-			return rc;
-	}
+	rc = grow(&c->rdbuf, &c->rdcap, total ? (size_t)total : 1);
+	if (rc)
+		return rc;
 
 	/* One chunk = consecutive read segments sharing a position. */
 	for (i = 0; i < h->nreads; i = j) {
@@ -283,8 +285,6 @@ static int conn_gather_call(struct svc_conn *c, const uint8_t *inl,
 		}
 		off += clen;
 	}
-	if (nomsg && (h->nreads == 0 || h->reads[0].position != 0))
-		return -EMSGSIZE;	/* a call with no message at all */
 
 	if (npieces == 0) {
 		if (inl_len > c->max_msg)

@@ -432,6 +432,18 @@ START_TEST(test_bad_headers)
 		raw_send(ep, m, 13);
 		raw_expect(ep, r, 5);
 	}
+	/*
+	 * RDMA_NOMSG with a reply chunk but no position-zero read chunk: a
+	 * valid header (RFC 8166 section 4.2.4) that carries no call.
+	 */
+	{
+		const uint32_t m[] = { 0x45454545, 1, 1, 1, 0, 0,
+				       1, 1, 0x99, 4096, 0, 0x2000 };
+		const uint32_t r[] = { 0x45454545, 1, 1, 4, 2 };
+
+		raw_send(ep, m, 12);
+		raw_expect(ep, r, 5);
+	}
 	/* Unanswered: 8 bytes (no XID), and an RDMA_ERROR from the client. */
 	{
 		const uint32_t shortm[] = { 0x55555555, 1 };
@@ -449,8 +461,10 @@ START_TEST(test_bad_headers)
 	/* vers, truncated, proc, short */
 	ck_assert_uint_eq(b.bad_headers - a.bad_headers, 4);
 	ck_assert_uint_eq(b.err_vers_sent - a.err_vers_sent, 1);
-	ck_assert_uint_eq(b.err_chunk_sent - a.err_chunk_sent, 3);
-	ck_assert_uint_eq(b.sent_error - a.sent_error, 4);
+	/* truncated, proc, too long, no call */
+	ck_assert_uint_eq(b.err_chunk_sent - a.err_chunk_sent, 4);
+	ck_assert_uint_eq(b.sent_error - a.sent_error, 5);
+	ck_assert_uint_eq(b.recv_nomsg - a.recv_nomsg, 2);
 	ck_assert_uint_eq(b.recv_error - a.recv_error, 1);
 	ck_assert_uint_eq(b.err_chunk_recv - a.err_chunk_recv, 1);
 	ck_assert_uint_eq(b.read_chunks, a.read_chunks);
@@ -572,7 +586,8 @@ START_TEST(test_ddp_read_chunk)
 	w[n++] = 0x12345679; w[n++] = 0; w[n++] = 2; w[n++] = T_PROG;
 	w[n++] = T_VERS; w[n++] = P_ECHO; w[n++] = 0; w[n++] = 0;
 	w[n++] = 0; w[n++] = 0;
-	w[n++] = 5; w[n++] = 0x68656c6c; w[n++] = 0x6f000000;	/* "hello" */
+	/* "hello": length 5, then the bytes and 3 zero bytes of pad. */
+	w[n++] = 5; w[n++] = 0x68656c6c; w[n++] = 0x6f000000;
 	raw_send(ep, w, n);
 	k = 0;
 	want[k++] = 0x12345679; want[k++] = 1; want[k++] = 1; want[k++] = 0;
@@ -721,7 +736,7 @@ int main(void)
 	addr_a = getenv("RPCRDMA_ADDR_A");
 	addr_b = getenv("RPCRDMA_ADDR_B");
 	if (!addr_a || !addr_b) {
-		fprintf(stderr, "t_svc: RPCRDMA_ADDR_A/B not set (guest only)\n");
+		fprintf(stderr, "t_svc: RPCRDMA_ADDR_A/B unset (guest only)\n");
 		return 77;
 	}
 	tcase_set_timeout(tc, 240);
