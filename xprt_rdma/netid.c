@@ -18,8 +18,11 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <netconfig.h>
 #include <rpc/rpc.h>
+#include <rpc/rpcb_clnt.h>
 #include "xprt.h"
 
 typedef struct netconfig *(*getnetconfigent_fn)(const char *);
@@ -39,6 +42,12 @@ typedef int (*svc_create_fn)(dispatch_fn, rpcprog_t, rpcvers_t,
 			     const char *);
 typedef SVCXPRT *(*svc_tp_create_fn)(dispatch_fn, rpcprog_t, rpcvers_t,
 				     const struct netconfig *);
+typedef SVCXPRT *(*svc_tli_create_fn)(int, const struct netconfig *,
+				      const struct t_bind *, u_int, u_int);
+typedef bool_t (*svc_reg_fn)(SVCXPRT *, rpcprog_t, rpcvers_t, dispatch_fn,
+			     const struct netconfig *);
+typedef bool_t (*rpcb_set_fn)(rpcprog_t, rpcvers_t, const struct netconfig *,
+			      const struct netbuf *);
 
 static struct {
 	getnetconfigent_fn getnetconfigent;
@@ -49,6 +58,9 @@ static struct {
 	clnt_tp_create_timed_fn clnt_tp_create_timed;
 	svc_create_fn svc_create;
 	svc_tp_create_fn svc_tp_create;
+	svc_tli_create_fn svc_tli_create;
+	svc_reg_fn svc_reg;
+	rpcb_set_fn rpcb_set;
 } real;
 
 static pthread_once_t real_once = PTHREAD_ONCE_INIT;
@@ -86,6 +98,9 @@ static void resolve_real(void)
 		(clnt_tp_create_timed_fn)next_sym("clnt_tp_create_timed");
 	real.svc_create = (svc_create_fn)next_sym("svc_create");
 	real.svc_tp_create = (svc_tp_create_fn)next_sym("svc_tp_create");
+	real.svc_tli_create = (svc_tli_create_fn)next_sym("svc_tli_create");
+	real.svc_reg = (svc_reg_fn)next_sym("svc_reg");
+	real.rpcb_set = (rpcb_set_fn)next_sym("rpcb_set");
 }
 
 static void need_real(void)
@@ -239,6 +254,85 @@ static SVCXPRT *rdma_listener(const char *netid)
 
 	rpcrdma_opts_from_env(&o);
 	return svc_rdma_create(strcmp(netid, "rdma6") == 0 ? "::" : NULL, &o);
+}
+
+/*
+ * svc_reg with an rdma netconfig (what "rpcgen -n rdma" mains do after
+ * svc_tli_create): libtirpc's would fail in rpcb_set, which cannot make
+ * a universal address for a netid outside /etc/netconfig.
+ */
+bool_t svc_reg(SVCXPRT *xprt, const rpcprog_t prog, const rpcvers_t vers,
+	       dispatch_fn dispatch, const struct netconfig *nc)
+{
+	need_real();
+	if (!real.svc_reg)
+		return FALSE;
+	if (is_rdma_nconf(nc) && rpcrdma_svc_reg(xprt, prog, vers, dispatch))
+		return TRUE;
+	return real.svc_reg(xprt, prog, vers, dispatch,
+			    is_rdma_nconf(nc) ? NULL : nc);
+}
+
+bool_t rpcb_set(const rpcprog_t prog, const rpcvers_t vers,
+		const struct netconfig *nc, const struct netbuf *addr)
+{
+	if (is_rdma_nconf(nc))
+		return addr && addr->buf &&
+		       rpcrdma_rpcb_set(prog, vers, nc->nc_netid,
+					(const struct sockaddr *)addr->buf) ==
+			       0;
+	need_real();
+	if (!real.rpcb_set)
+		return FALSE;
+	return real.rpcb_set(prog, vers, nc, addr);
+}
+
+/* The listener on the address and port of bindaddr, when given. */
+SVCXPRT *svc_tli_create(const int fd, const struct netconfig *nc,
+			const struct t_bind *bindaddr, const u_int sendsz,
+			const u_int recvsz)
+{
+	char host[INET6_ADDRSTRLEN];
+	const char *addr = NULL;
+	struct rpcrdma_opts o;
+
+	if (!is_rdma_nconf(nc)) {
+		need_real();
+		if (!real.svc_tli_create)
+			return NULL;
+		return real.svc_tli_create(fd, nc, bindaddr, sendsz, recvsz);
+	}
+	rpcrdma_opts_from_env(&o);
+	if (strcmp(nc->nc_netid, "rdma6") == 0)
+		addr = "::";
+	if (fd != RPC_ANYFD) {
+		/* An RDMA listener is not a socket one could pass in. */
+		rpc_createerr.cf_stat = RPC_UNKNOWNPROTO;
+		return NULL;
+	}
+	if (bindaddr && bindaddr->addr.buf &&
+	    bindaddr->addr.len >= sizeof(struct sockaddr_in)) {
+		const struct sockaddr *sa = bindaddr->addr.buf;
+
+		if (sa->sa_family == AF_INET) {
+			const struct sockaddr_in *sin = bindaddr->addr.buf;
+
+			if (sin->sin_port)
+				o.port = ntohs(sin->sin_port);
+			if (sin->sin_addr.s_addr != htonl(INADDR_ANY))
+				addr = inet_ntop(AF_INET, &sin->sin_addr, host,
+						 sizeof(host));
+		} else if (sa->sa_family == AF_INET6 &&
+			   bindaddr->addr.len >= sizeof(struct sockaddr_in6)) {
+			const struct sockaddr_in6 *s6 = bindaddr->addr.buf;
+
+			if (s6->sin6_port)
+				o.port = ntohs(s6->sin6_port);
+			addr = inet_ntop(AF_INET6, &s6->sin6_addr, host,
+					 sizeof(host));
+		}
+	}
+	return svc_rdma_create(addr, &o);
 }
 
 /*

@@ -138,6 +138,7 @@ START_TEST(names_are_interposed)
 		(void *)clnt_create, (void *)clnt_create_timed,
 		(void *)clnt_tp_create, (void *)clnt_tp_create_timed,
 		(void *)svc_create, (void *)svc_tp_create,
+		(void *)svc_tli_create, (void *)svc_reg, (void *)rpcb_set,
 	};
 	size_t i;
 
@@ -271,6 +272,38 @@ START_TEST(tcp_tp_create_and_timed)
 }
 END_TEST
 
+/*
+ * What an "rpcgen -n tcp" main does: svc_tli_create, rpcb_unset, svc_reg
+ * with the netconfig (svc_tli_create, svc_reg and rpcb_set interposed,
+ * all forwarded for tcp), then a client with clnt_tp_create.
+ */
+START_TEST(tcp_tli_create_svc_reg)
+{
+	const rpcprog_t prog = 0x20000a05;
+	struct netconfig *nc = getnetconfigent("tcp");
+	SVCXPRT *x;
+	CLIENT *cl;
+
+	ck_assert_ptr_nonnull(nc);
+	x = svc_tli_create(RPC_ANYFD, nc, NULL, 0, 0);
+	ck_assert_ptr_nonnull(x);
+	ck_assert_str_eq(x->xp_netid, "tcp");
+	rpcb_unset(prog, TEST_VERS, nc);
+	ck_assert(svc_reg(x, prog, TEST_VERS, echo_dispatch, nc));
+	/* rpcb_set for tcp reaches libtirpc's (it converts the address). */
+	ck_assert(rpcb_set(prog, TEST_VERS, nc, &x->xp_ltaddr));
+	srv_start();
+	cl = clnt_tp_create("127.0.0.1", prog, TEST_VERS, nc);
+	ck_assert_msg(cl != NULL, "%s", clnt_spcreateerror("clnt_tp_create"));
+	call_echo(cl, "rpcgen -n tcp");
+	clnt_destroy(cl);
+	srv_join();
+	svc_unreg(prog, TEST_VERS);
+	svc_destroy(x);
+	freenetconfigent(nc);
+}
+END_TEST
+
 /* Finds prog/vers/netid in libtirpc's own DUMP and copies its r_addr. */
 static bool dump_find(rpcprog_t prog, rpcvers_t vers, const char *netid,
 		      char *addr, size_t len)
@@ -339,6 +372,21 @@ START_TEST(rpcb_set_lookup_unset)
 					     "rdma6", &port), 0);
 	ck_assert_uint_eq(port, 0x1234);
 
+	/* libtirpc's rpcb_set name with our netconfig: ours. */
+	{
+		struct netconfig *nc = getnetconfigent("rdma");
+		struct netbuf nb = { sizeof(sin), sizeof(sin), &sin };
+
+		sin.sin_port = htons(0x0a0b);
+		ck_assert(rpcb_set(prog, TEST_VERS + 1, nc, &nb));
+		ck_assert(dump_find(prog, TEST_VERS + 1, "rdma", ua,
+				    sizeof(ua)));
+		ck_assert_str_eq(ua, "10.99.0.2.10.11");
+		ck_assert(!rpcb_set(prog, TEST_VERS + 1, nc, NULL));
+		ck_assert(rpcb_unset(prog, TEST_VERS + 1, nc));
+		ck_assert(!dump_find(prog, TEST_VERS + 1, "rdma", ua,
+				     sizeof(ua)));
+	}
 	ck_assert_int_eq(rpcrdma_rpcb_unset(prog, TEST_VERS, "rdma"), 0);
 	ck_assert_int_eq(rpcrdma_rpcb_lookup("127.0.0.1", prog, TEST_VERS,
 					     "rdma", &port), -ENOENT);
@@ -455,6 +503,7 @@ int main(void)
 		tcase_set_timeout(tc, 30);
 		tcase_add_test(tc, tcp_svc_create_clnt_create);
 		tcase_add_test(tc, tcp_tp_create_and_timed);
+		tcase_add_test(tc, tcp_tli_create_svc_reg);
 		tcase_add_test(tc, rpcb_set_lookup_unset);
 		suite_add_tcase(s, tc);
 	} else {
