@@ -291,7 +291,7 @@ START_TEST(test_kill_during_burst)
 	struct rpcrdma_stats st0, st1, st2;
 	int hist[32] = { 0 };
 	int total = 0, inflight_err = 0, after_kill = 0, before_ok = 0;
-	double t_kill, t_dead, worst = 0, t;
+	double t_kill, t_dead, worst = 0, first_err = 0, t;
 	enum clnt_stat rc;
 	pid_t pid;
 	CLIENT *cl;
@@ -326,9 +326,18 @@ START_TEST(test_kill_during_burst)
 		ck_assert_int_eq(pthread_join(th[i], NULL), 0);
 
 	for (int i = 0; i < F_THREADS; i++) {
+		bool seen = false;
+
 		for (int k = 0; k < w[i].n; k++) {
 			const struct rec *r = &w[i].r[k];
 			double d = r->t1 - r->t0;
+
+			/* How long after the kill each caller learnt of it. */
+			if (!seen && r->st != RPC_SUCCESS) {
+				seen = true;
+				if (r->t1 - t_kill > first_err)
+					first_err = r->t1 - t_kill;
+			}
 
 			total++;
 			if (d > worst)
@@ -361,16 +370,19 @@ START_TEST(test_kill_during_burst)
 			}
 		}
 		/* Each thread saw the failure and stopped on its own. */
+		ck_assert(seen);
 		ck_assert_int_lt(w[i].n, F_MAXCALLS);
 	}
 	printf("faults: %d calls, %d ok before the kill, %d in flight "
 	       "failed, %d started after it failed; longest call %.2f s "
-	       "(limit %d + %.0f s); kill took %.3f s\n",
+	       "(limit %d + %.0f s); kill took %.3f s; every thread had its "
+	       "first error %.3f s after the kill at the latest\n",
 	       total, before_ok, inflight_err, after_kill, worst, F_TMO_S,
-	       F_MARGIN_S, t_dead - t_kill);
+	       F_MARGIN_S, t_dead - t_kill, first_err);
 	for (int s = 0; s < 32; s++)
 		if (hist[s])
-			printf("faults:   after the kill: %3d x %s\n", hist[s],
+			printf("faults:   calls ending after the kill: %3d x "
+			       "%s\n", hist[s],
 			       clnt_sperrno((enum clnt_stat)s));
 	ck_assert_int_ge(inflight_err, 1);
 	ck_assert_int_ge(after_kill, F_THREADS * 2);
@@ -479,46 +491,92 @@ static long rss_kib(void)
 	return kib;
 }
 
-/* The RDMA resources of this process, per kind, as the kernel's resource
- * tracking reports them (`rdma resource show KIND`: one line per object,
- * with "pid N" for user objects). */
+/* The RDMA resources of a process, per kind, as the kernel's resource
+ * tracking reports them: `rdma resource show KIND`, one line per object
+ * with "pid N" for user objects, each kind's lines told apart by their
+ * first key (iproute2 rdma/res-*.c; a cm_id line also shows lqpn, QP and
+ * MR lines pdn, hence the order). One rdma process for all five (batch
+ * mode): each exec costs seconds under TCG. */
 static const char *const res_kinds[] = { "qp", "cq", "mr", "pd", "cm_id" };
+static const char *const res_keys[] = { " lqpn ", " cqn ", " mrn ", " pdn ",
+					" cm-idn " };
+static const int res_order[] = { 4, 2, 1, 0, 3 };
 #define NKINDS (sizeof(res_kinds) / sizeof(res_kinds[0]))
 
-static void rdma_res(int out[NKINDS])
+static void rdma_res(pid_t pid, int out[NKINDS])
 {
-	char cmd[64], line[512], pat[32];
+	char line[512], pat[32];
+	FILE *f;
 
-	snprintf(pat, sizeof(pat), " pid %d ", (int)getpid());
-	for (size_t k = 0; k < NKINDS; k++) {
-		FILE *f;
-
-		snprintf(cmd, sizeof(cmd), "rdma resource show %s 2>&1",
-			 res_kinds[k]);
-		f = popen(cmd, "r");
-		ck_assert_ptr_nonnull(f);
-		out[k] = 0;
-		while (fgets(line, sizeof(line), f))
-			if (strstr(line, pat))
-				out[k]++;
-		ck_assert_int_eq(pclose(f), 0);
+	snprintf(pat, sizeof(pat), " pid %d ", (int)pid);
+	f = popen("printf 'resource show qp\\nresource show cq\\n"
+		  "resource show mr\\nresource show pd\\n"
+		  "resource show cm_id\\n' | rdma -b - 2>&1", "r");
+	ck_assert_ptr_nonnull(f);
+	memset(out, 0, NKINDS * sizeof(out[0]));
+	while (fgets(line, sizeof(line), f)) {
+		if (!strstr(line, pat))
+			continue;
+		for (size_t i = 0; i < NKINDS; i++) {
+			if (strstr(line, res_keys[res_order[i]])) {
+				out[res_order[i]]++;
+				break;
+			}
+		}
 	}
+	ck_assert_int_eq(pclose(f), 0);
 }
 
-static void res_print(const char *when, const int r[NKINDS])
+static void res_print(const char *who, const char *when,
+		      const int r[NKINDS])
 {
-	printf("cleanup: rdma resources of the client %s:", when);
+	printf("cleanup: rdma resources of the %s %s:", who, when);
 	for (size_t k = 0; k < NKINDS; k++)
 		printf(" %s %d", res_kinds[k], r[k]);
 	printf("\n");
 }
 
-static void cycle(uint16_t port)
-{
-	CLIENT *cl = clnt_mk(port);
+static double c_worst;	/* the longest cycle */
+static int c_slow;	/* cycles longer than 2 s */
 
-	ck_assert_int_eq(call_null(cl, 10), RPC_SUCCESS);
+/* One cycle; on failure, says which and what the server holds. */
+static void cycle(uint16_t port, int i, pid_t srv)
+{
+	double t = now_s(), d;
+	struct rpcrdma_opts o;
+	enum clnt_stat st;
+	int r[NKINDS];
+	CLIENT *cl;
+
+	rpcrdma_opts_default(&o);
+	o.port = port;
+	o.src_addr = addr_a;
+	o.credits = 8;
+	o.max_msg = 1u << 16;
+	o.timeout_ms = 15000;	/* see slow cycles, not spurious failures */
+	cl = clnt_rdma_create(addr_b, T_PROG, T_VERS, &o);
+	if (!cl) {
+		printf("cycle %d: clnt_rdma_create failed after %.3f s: %s\n",
+		       i, now_s() - t, clnt_spcreateerror("clnt"));
+		rdma_res(srv, r);
+		res_print("server", "now", r);
+		ck_abort_msg("cycle %d: clnt_rdma_create failed", i);
+	}
+	st = call_null(cl, 10);
+	ck_assert_msg(st == RPC_SUCCESS, "cycle %d: %s", i, clnt_sperrno(st));
 	clnt_destroy(cl);
+	d = now_s() - t;
+	if (d > c_worst)
+		c_worst = d;
+	if (d > 2.0) {
+		/* Say which and show the neighbour entries (address
+		 * resolution waits on them). */
+		printf("cycle %d: slow, %.3f s; neighbours now:\n", i, d);
+		fflush(stdout);
+		if (system("ip neigh show 2>&1 | sed 's/^/    /'") != 0)
+			printf("    (ip neigh failed)\n");
+		c_slow++;
+	}
 }
 
 #define C_WARMUP	5
@@ -532,30 +590,37 @@ START_TEST(test_cycles)
 	int cycles = env ? atoi(env) : 1000;
 	uint16_t port = port_new();
 	int fd0, fd1, fd_mark, r0[NKINDS], rmid[NKINDS], r1[NKINDS], done;
+	int s0[NKINDS], s1[NKINDS];
 	long rss0, rss_mark = 0, rss1;
-	double t0, t_mark = 0, t_end, per;
+	double t_start, t0, t_mark = 0, t_end, per;
 	pid_t pid;
 
 	ck_assert_int_gt(cycles, C_MARK);
+	t_start = now_s();
 	alarm(330);
 	pid = srv_spawn(port);
 	for (int i = 0; i < C_WARMUP; i++)
-		cycle(port);
+		cycle(port, -1 - i, pid);
 	fd0 = count_fds();
 	rss0 = rss_kib();
-	rdma_res(r0);
+	rdma_res(getpid(), r0);
+	rdma_res(pid, s0);
 
 	/* While a CLIENT is open its resources do show (the count works). */
 	{
 		CLIENT *cl = clnt_mk(port);
 
 		ck_assert_int_eq(call_null(cl, 10), RPC_SUCCESS);
-		rdma_res(rmid);
+		rdma_res(getpid(), rmid);
 		clnt_destroy(cl);
-		ck_assert_int_gt(rmid[0], r0[0]);	/* qp */
-		ck_assert_int_gt(rmid[2], r0[2]);	/* mr */
+		/* The client's own objects are told apart. */
+		for (size_t k = 0; k < NKINDS; k++)
+			ck_assert_msg(rmid[k] > r0[k], "%s not seen",
+				      res_kinds[k]);
 	}
 
+	printf("cycles: warm-up and resource snapshots took %.1f s\n",
+	       now_s() - t_start);
 	t0 = now_s();
 	fd_mark = fd0;
 	for (done = 0; done < cycles; done++) {
@@ -574,23 +639,27 @@ START_TEST(test_cycles)
 			       done, cycles, C_BUDGET_S);
 			break;
 		}
-		cycle(port);
+		cycle(port, done, pid);
 	}
 	t_end = now_s();
 	fd1 = count_fds();
 	rss1 = rss_kib();
-	rdma_res(r1);
+	rdma_res(getpid(), r1);
+	usleep(500000);	/* the server reaps the last disconnect */
+	rdma_res(pid, s1);
 	srv_kill(pid);
 
 	printf("cycles: %d cycles in %.1f s (%.4f s per cycle; %.4f s per "
-	       "cycle from %d on)\n",
+	       "cycle from %d on; longest %.3f s; %d over 2 s)\n",
 	       done, t_end - t0, (t_end - t0) / done,
-	       (t_end - t_mark) / (done - C_MARK), C_MARK);
+	       (t_end - t_mark) / (done - C_MARK), C_MARK, c_worst, c_slow);
 	printf("cleanup: open fds %d before, %d at cycle %d, %d after\n", fd0,
 	       fd_mark, C_MARK, fd1);
-	res_print("before", r0);
-	res_print("with one CLIENT open", rmid);
-	res_print("after", r1);
+	res_print("client", "before", r0);
+	res_print("client", "with one CLIENT open", rmid);
+	res_print("client", "after", r1);
+	res_print("server", "before", s0);
+	res_print("server", "after", s1);
 	printf("cleanup: VmRSS %ld KiB before, %ld KiB at cycle %d, %ld KiB "
 	       "after (%+ld KiB from cycle %d)\n",
 	       rss0, rss_mark, C_MARK, rss1, rss1 - rss_mark, C_MARK);
@@ -598,6 +667,10 @@ START_TEST(test_cycles)
 	for (size_t k = 0; k < NKINDS; k++)
 		ck_assert_msg(r1[k] == r0[k], "%s: %d before, %d after",
 			      res_kinds[k], r0[k], r1[k]);
+	/* The server freed every connection the cycles made. */
+	for (size_t k = 0; k < NKINDS; k++)
+		ck_assert_msg(s1[k] == s0[k], "server %s: %d before, %d after",
+			      res_kinds[k], s0[k], s1[k]);
 	ck_assert_msg(rss1 - rss_mark < C_RSS_SLACK,
 		      "VmRSS grew by %ld KiB from cycle %d to %d",
 		      rss1 - rss_mark, C_MARK, done);
