@@ -27,12 +27,14 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <rpc/rpc.h>
+#include <rpc/rpcb_clnt.h>
 #include <rpcrdma/rpcrdma.h>
 #include <rpcrdma/hdr.h>
 #include "../../xprt_rdma/xprt.h"
 
 #define T_PROG		0x20000b01
 #define T_PROG2		0x20000b02
+#define T_PROG3		0x20000b03
 #define T_VERS		1
 #define P_ECHO		1
 #define XP(f)		((xdrproc_t)(f))
@@ -715,6 +717,44 @@ START_TEST(test_rpcbind)
 		      clnt_spcreateerror("clnt"));
 	null_call(cl);
 	clnt_destroy(cl);
+
+	/*
+	 * What an "rpcgen -n rdma" main does: getnetconfigent,
+	 * svc_tli_create(RPC_ANYFD, ...), rpcb_unset, svc_reg with the
+	 * netconfig; here bound to B and a port of our own.
+	 */
+	{
+		struct netconfig *nc = getnetconfigent("rdma");
+		struct sockaddr_in sin;
+		struct t_bind tb;
+		SVCXPRT *x;
+
+		memset(&sin, 0, sizeof(sin));
+		sin.sin_family = AF_INET;
+		sin.sin_port = htons(port_new());
+		inet_pton(AF_INET, addr_b, &sin.sin_addr);
+		tb.addr.buf = &sin;
+		tb.addr.len = tb.addr.maxlen = sizeof(sin);
+		tb.qlen = 8;
+		ck_assert_ptr_nonnull(nc);
+		x = svc_tli_create(RPC_ANYFD, nc, &tb, 0, 0);
+		ck_assert_ptr_nonnull(x);
+		ck_assert_str_eq(x->xp_netid, "rdma");
+		ck_assert_uint_eq(x->xp_port, ntohs(sin.sin_port));
+		rpcb_unset(T_PROG3, T_VERS, nc);
+		ck_assert(svc_reg(x, T_PROG3, T_VERS, dispatch, nc));
+		ck_assert_int_eq(rpcrdma_rpcb_lookup(addr_b, T_PROG3, T_VERS,
+						     "rdma", &port), 0);
+		ck_assert_uint_eq(port, ntohs(sin.sin_port));
+		cl = clnt_create(addr_b, T_PROG3, T_VERS, "rdma");
+		ck_assert_msg(cl != NULL, "clnt_create prog3: %s",
+			      clnt_spcreateerror("clnt"));
+		echo(cl, 100, 3);
+		clnt_destroy(cl);
+		ck_assert(rpcb_unset(T_PROG3, T_VERS, nc));
+		svc_unreg(T_PROG3, T_VERS);
+		freenetconfigent(nc);
+	}
 
 	ck_assert_int_eq(rpcrdma_rpcb_unset(T_PROG, T_VERS, "rdma"), 0);
 	ck_assert_int_eq(rpcrdma_rpcb_lookup(addr_b, T_PROG, T_VERS, "rdma",
