@@ -2,10 +2,12 @@
 /*
  * The netids "rdma" and "rdma6" in libtirpc's own creators.
  *
- * Why interpose: libtirpc's clnt_create, clnt_tp_create, svc_create,
- * svc_tp_create and getnetconfigent know only the transports listed in
- * /etc/netconfig and the socket-based clnt_vc / clnt_dg / svc_vc / svc_dg
- * behind them; there is no hook for a new transport. A program linked
+ * Why interpose: libtirpc's creators (clnt_create[_timed],
+ * clnt_tp_create[_timed], svc_create, svc_tp_create, svc_tli_create),
+ * getnetconfigent, and svc_reg / rpcb_set (which need a universal address
+ * from taddr2uaddr) know only the transports listed in /etc/netconfig and
+ * the socket-based clnt_vc / clnt_dg / svc_vc / svc_dg behind them; there
+ * is no hook for a new transport. A program linked
  * with -lrpcrdma before -ltirpc binds these names to the definitions
  * below, which serve the rdma netids themselves and hand every other
  * netid, unchanged, to the libtirpc function found with

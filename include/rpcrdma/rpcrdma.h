@@ -4,9 +4,11 @@
  *
  * A program selects RDMA either explicitly (clnt_rdma_create,
  * svc_rdma_create) or by the netid "rdma" / "rdma6" in libtirpc's own
- * creators (clnt_create, clnt_tp_create, svc_create, svc_tp_create,
- * getnetconfigent), which librpcrdma interposes when linked before
- * libtirpc (-lrpcrdma -ltirpc); every other netid goes to libtirpc.
+ * creators (clnt_create, clnt_create_timed, clnt_tp_create,
+ * clnt_tp_create_timed, svc_create, svc_tp_create, svc_tli_create,
+ * svc_reg, rpcb_set, getnetconfigent, freenetconfigent), which librpcrdma
+ * interposes when linked before libtirpc (-lrpcrdma -ltirpc); every other
+ * netid goes to libtirpc.
  */
 #ifndef RPCRDMA_RPCRDMA_H
 #define RPCRDMA_RPCRDMA_H
