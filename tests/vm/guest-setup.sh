@@ -71,6 +71,15 @@ rule add pref 11 iif lo from $B to $A lookup 11
 route add $B dev v0 src $A table 10
 route add $A dev v1 src $B table 11
 EOF
+# Permanent neighbour entries: RDMA-CM address resolution otherwise waits
+# for ARP confirmation (entries seen stuck in DELAY for seconds under TCG,
+# making rdma_resolve_addr time out now and then).
+mac0=$(cat /sys/class/net/v0/address) || fail "no MAC for v0"
+mac1=$(cat /sys/class/net/v1/address) || fail "no MAC for v1"
+run ip -batch - <<EOF
+neigh replace $B lladdr $mac1 dev v0 nud permanent
+neigh replace $A lladdr $mac0 dev v1 nud permanent
+EOF
 
 step rxe
 run rdma -b - <<EOF
