@@ -552,12 +552,8 @@ static bool_t conn_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 	if (!c->have_call || c->dead)
 		return FALSE;
 	grant = conn_grant(c, c->hdr.credits);
-	if (!conn_encode_reply(c, msg)) {
-		/* Larger than max_msg: it fits nowhere. */
-		conn_send_error(c, c->hdr.xid, c->hdr.credits,
-				RPCRDMA_ERR_CHUNK);
-		goto out;
-	}
+	if (!conn_encode_reply(c, msg))
+		goto out_err_chunk;	/* larger than max_msg */
 	body = rpcrdma_xdrgrow_buf(&c->reply, &len);
 	if (c->hdr.has_reply) {
 		reply_cap.nsegs = c->hdr.reply.nsegs;
@@ -572,14 +568,8 @@ static bool_t conn_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 	/* No DDP yet (no items): offered write chunks go back unused. */
 	rc = rpcrdma_plan_reply((uint32_t)len, NULL, 0, 0, send_max, writes,
 				c->hdr.nwrites, &reply_cap, &plan);
-	if (rc == -E2BIG) {
-		/* RFC 8166 section 4.5.3: reply chunk missing or too small */
-		conn_send_error(c, c->hdr.xid, c->hdr.credits,
-				RPCRDMA_ERR_CHUNK);
-		goto out;
-	}
 	if (rc)
-		goto out;
+		goto out_err_chunk;
 	if (plan.kind == RPCRDMA_REPLY_LONG) {
 		rc = conn_send_long(c, grant, body, len);
 	} else {
@@ -590,6 +580,16 @@ static bool_t conn_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 		if (!rc)
 			STAT_INC(c, sent_msg);
 	}
+	if (rc == 0 || c->dead)
+		goto out;
+out_err_chunk:
+	/*
+	 * RFC 8166 section 4.5.3: the reply fits nowhere (reply chunk
+	 * missing or too small, header too large, offered chunks unusable):
+	 * the requester gets ERR_CHUNK rather than silence.
+	 */
+	conn_send_error(c, c->hdr.xid, c->hdr.credits, RPCRDMA_ERR_CHUNK);
+	rc = -EMSGSIZE;
 out:
 	conn_release_call(c);
 	return rc == 0;

@@ -604,6 +604,34 @@ START_TEST(test_ddp_read_chunk)
 	want[k++] = 5; want[k++] = 0x68656c6c; want[k++] = 0x6f000000;
 	raw_expect(ep, want, k);
 
+	/*
+	 * The 8000-byte DDP call again but with no reply chunk: the 8028-byte
+	 * reply fits nowhere (RFC 8166 section 4.5.3): ERR_CHUNK, and the
+	 * connection goes on.
+	 */
+	a = svc_stats_of(x);
+	n = 0;
+	w[n++] = 0x1234567a; w[n++] = 1; w[n++] = 1; w[n++] = 0;
+	w[n++] = 1; w[n++] = 44;
+	n = put_seg(w, n, hd, N, d);
+	w[n++] = 0;
+	w[n++] = 0;
+	w[n++] = 0;
+	w[n++] = 0x1234567a; w[n++] = 0; w[n++] = 2; w[n++] = T_PROG;
+	w[n++] = T_VERS; w[n++] = P_ECHO; w[n++] = 0; w[n++] = 0;
+	w[n++] = 0; w[n++] = 0;
+	w[n++] = N;
+	raw_send(ep, w, n);
+	{
+		const uint32_t r[] = { 0x1234567a, 1, 1, 4, 2 };
+
+		raw_expect(ep, r, 5);
+	}
+	raw_null_call(ep, 0x1234567b);
+	b = svc_stats_of(x);
+	ck_assert_uint_eq(b.err_chunk_sent - a.err_chunk_sent, 1);
+	ck_assert_uint_eq(b.read_chunks - a.read_chunks, 1);
+
 	rpcrdma_mr_dereg(mr_d);
 	rpcrdma_mr_dereg(mr_r);
 	rpcrdma_mr_dereg(mr_w);
