@@ -10,6 +10,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/epoll.h>
 
@@ -98,19 +99,32 @@ static void ep_negotiate(struct rpcrdma_ep *ep, const void *pdata, size_t len)
 static struct rpcrdma_ep *ep_alloc(const struct rpcrdma_ep_opts *o)
 {
 	struct rpcrdma_ep *ep = calloc(1, sizeof(*ep));
+	pthread_condattr_t ca;
 
 	if (!ep)
 		return NULL;
 	ep->opts = *o;
 	ep->epfd = -1;
 	ep->down_err = -ENOTCONN;
+	if (pthread_condattr_init(&ca))
+		goto out_free;
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	if (pthread_cond_init(&ep->tx_cond, &ca)) {
+		pthread_condattr_destroy(&ca);
+		goto out_free;
+	}
+	pthread_condattr_destroy(&ca);
 	if (pthread_mutex_init(&ep->lock, NULL)) {
-		free(ep);
-		return NULL;
+		pthread_cond_destroy(&ep->tx_cond);
+		goto out_free;
 	}
 	ep->lock_init = true;
 	ep_local_pvtdata(ep);
 	return ep;
+
+out_free:
+	free(ep);
+	return NULL;
 }
 
 /* Releases whatever a (possibly partly built) endpoint holds, in reverse
@@ -141,8 +155,10 @@ static void ep_free(struct rpcrdma_ep *ep)
 	free(ep->rxq);
 	free(ep->rx);
 	free(ep->rx_mem);
-	if (ep->lock_init)
+	if (ep->lock_init) {
 		pthread_mutex_destroy(&ep->lock);
+		pthread_cond_destroy(&ep->tx_cond);
+	}
 	free(ep);
 }
 

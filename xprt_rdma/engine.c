@@ -108,10 +108,14 @@ static int wc_err(enum ibv_wc_status st)
 /* Retires send buffers whose Send has completed. Lock held. */
 static void tx_reclaim(struct rpcrdma_ep *ep)
 {
+	uint32_t before = ep->tx_count;
+
 	while (ep->tx_count && ep->tx_seq[ep->tx_head] <= ep->sq_done) {
 		ep->tx_head = (ep->tx_head + 1) % ep->ntx;
 		ep->tx_count--;
 	}
+	if (ep->tx_waiters && ep->tx_count != before)
+		pthread_cond_broadcast(&ep->tx_cond);
 }
 
 /* One completion. Lock held. Returns 1 when a receive was queued. */
@@ -324,10 +328,31 @@ void rpcrdma_ep_rx_done(struct rpcrdma_ep *ep, struct rpcrdma_rx *rx)
 
 /* ---- send queue ---- */
 
-/* Room for one more WR on the SQ (and a send buffer when tx). Reaps and,
- * for senders that are not the poller, waits briefly. Lock held. */
+/* Sleeps on tx_cond for up to ms (lock held, released meanwhile). */
+static void tx_wait(struct rpcrdma_ep *ep, uint32_t ms)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_nsec += (long)(ms % 1000u) * 1000000L;
+	ts.tv_sec += ms / 1000u + ts.tv_nsec / 1000000000L;
+	ts.tv_nsec %= 1000000000L;
+	ep->tx_waiters++;
+	pthread_cond_timedwait(&ep->tx_cond, &ep->lock, &ts);
+	ep->tx_waiters--;
+}
+
+/*
+ * Room for one more WR on the SQ (and a send buffer when tx). Reaps; then
+ * waits on tx_cond, which whoever reaps a send completion signals (the
+ * poller when there is one), re-reaping itself with a growing backoff
+ * (1, 2, 4, 8 ms) so that a sender without a poller still progresses
+ * without busy-polling the CPU away from the provider. Lock held.
+ */
 static int sq_room(struct rpcrdma_ep *ep, bool tx, uint64_t deadline)
 {
+	uint32_t backoff = 1;
+
 	for (;;) {
 		bool sq_ok, tx_ok;
 
@@ -344,9 +369,9 @@ static int sq_room(struct rpcrdma_ep *ep, bool tx, uint64_t deadline)
 			return 0;
 		if (remaining_ms(deadline) == 0)
 			return -ETIMEDOUT;
-		pthread_mutex_unlock(&ep->lock);
-		poll(NULL, 0, 1);
-		pthread_mutex_lock(&ep->lock);
+		tx_wait(ep, backoff);
+		if (backoff < 8)
+			backoff *= 2;
 	}
 }
 

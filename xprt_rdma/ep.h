@@ -54,7 +54,9 @@ struct rpcrdma_ep {
 
 	/* Everything below is protected by lock. */
 	pthread_mutex_t lock;
+	pthread_cond_t tx_cond;		/* send buffers came back */
 	bool lock_init;
+	uint32_t tx_waiters;
 	bool connected;			/* read racily through __atomic */
 	bool was_connected;
 	int down_err;			/* why it went down: -ENOTCONN, -EIO.. */

@@ -311,8 +311,11 @@ static void *echo_main(void *arg)
 
 START_TEST(test_messages)
 {
-	struct rpcrdma_ep_opts co = mkopts(4096, 8192, 16, true);
-	struct rpcrdma_ep_opts so = mkopts(8192, 4096, 16, true);
+	/* Credits >= NMSG: each side has a receive posted for every message
+	 * (credits + 8), so the burst never meets an RNR NAK (flow control
+	 * is the glue's job); test_concurrent_send recycles the send ring. */
+	struct rpcrdma_ep_opts co = mkopts(4096, 8192, NMSG, true);
+	struct rpcrdma_ep_opts so = mkopts(8192, 4096, NMSG, true);
 	struct rpcrdma_ep *cep;
 	struct rpcrdma_stats g0, g1;
 	struct echo e;
@@ -346,8 +349,8 @@ START_TEST(test_messages)
 		ck_assert_int_eq(rpcrdma_ep_poll(s.ep, &rx, 0), 0);
 	}
 	/* Receives are re-posted: still at least the credits. */
-	ck_assert_uint_ge(rpcrdma_ep_recvs_posted(cep), 16);
-	ck_assert_uint_ge(rpcrdma_ep_recvs_posted(s.ep), 16);
+	ck_assert_uint_ge(rpcrdma_ep_recvs_posted(cep), NMSG);
+	ck_assert_uint_ge(rpcrdma_ep_recvs_posted(s.ep), NMSG);
 	rpcrdma_stats_global(&g1);
 	ck_assert_uint_eq(g1.connects - g0.connects, 2);
 	pair_destroy(&s, cep);
@@ -449,8 +452,12 @@ START_TEST(test_concurrent_send)
 		next[id]++;
 		len = 3 + (n * 37u + id * 11u) % 597u;
 		ck_assert_uint_eq(rx.len, len);
+		/* One assertion per message: in fork mode each passed
+		 * ck_assert is a write to the parent, slow under TCG. */
 		for (i = 3; i < len; i++)
-			ck_assert_uint_eq(rx.data[i], (uint8_t)(id ^ n ^ i));
+			if (rx.data[i] != (uint8_t)(id ^ n ^ i))
+				break;
+		ck_assert_uint_eq(i, len);
 		rpcrdma_ep_rx_done(s.ep, &rx);
 		win_put();
 	}
@@ -509,8 +516,9 @@ START_TEST(test_read_write)
 	ck_assert_int_eq(rpcrdma_ep_read(s.ep, sbuf, MIB + 64, segs, 4,
 					 30000), 0);
 	ck_assert_mem_eq(sbuf, cbuf, MIB);
-	for (i = 0; i < 64; i++)
-		ck_assert_uint_eq(sbuf[MIB + i], 0xee);
+	for (i = 0; i < 64 && sbuf[MIB + i] == 0xee; i++)
+		;
+	ck_assert_uint_eq(i, 64);
 	ck_assert_uint_eq(rpcrdma_ep_stats(s.ep)->rdma_read_bytes - r0, MIB);
 	rpcrdma_mr_dereg(mr);
 
@@ -534,8 +542,9 @@ START_TEST(test_read_write)
 	ck_assert_uint_eq(written[2], 524288);
 	ck_assert_uint_eq(written[3], 123288);
 	ck_assert_mem_eq(cbuf, sbuf, MIB - 1000);
-	for (i = MIB - 1000; i < MIB; i++)
-		ck_assert_uint_eq(cbuf[i], 0);
+	for (i = MIB - 1000; i < MIB && cbuf[i] == 0; i++)
+		;
+	ck_assert_uint_eq(i, MIB);
 	ck_assert_uint_eq(rpcrdma_ep_stats(s.ep)->rdma_write_bytes - w0,
 			  MIB - 1000);
 	rpcrdma_mr_dereg(mr);
