@@ -577,15 +577,27 @@ END_TEST
  * next call reconnects with a fresh Private Data exchange. */
 static pid_t srv_fork(uint16_t port)
 {
-	pid_t pid = fork();
+	char ready;
+	int fds[2];
+	pid_t pid;
 
+	/* The child says when it listens: a fixed sleep is too short under
+	 * TCG on a loaded machine (the connect is then refused). */
+	ck_assert_int_eq(pipe(fds), 0);
+	pid = fork();
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
+		close(fds[0]);
 		srv_create(port, 8, 1u << 16);
+		if (write(fds[1], "r", 1) != 1)
+			_exit(1);
+		close(fds[1]);
 		srv_loop(NULL);
 		_exit(0);
 	}
-	usleep(1000000);	/* listening */
+	close(fds[1]);
+	ck_assert_int_eq(read(fds[0], &ready, 1), 1);
+	close(fds[0]);
 	return pid;
 }
 
