@@ -71,10 +71,14 @@ int rpcrdma_listener_accept(struct rpcrdma_listener *l,
 			    struct rpcrdma_ep **out);
 void rpcrdma_listener_destroy(struct rpcrdma_listener *l);
 
-/* Disconnects, drains, frees everything the endpoint holds. */
+/* Disconnects, drains, frees everything the endpoint holds. Deregister
+ * the endpoint's rpcrdma_mr first (they pin its protection domain). */
 void rpcrdma_ep_destroy(struct rpcrdma_ep *ep);
 
-/* Completion channel fd (non-blocking) to poll()/xprt_register. */
+/* Completion channel fd (non-blocking) to poll()/xprt_register. It is an
+ * epoll fd holding the completion channel and the connection's own CM
+ * event channel, so it also turns readable when the peer disconnects;
+ * rpcrdma_ep_poll then returns -ENOTCONN (after any queued messages). */
 int rpcrdma_ep_fd(const struct rpcrdma_ep *ep);
 /* What RFC 8797 negotiation settled on. */
 const struct rpcrdma_inline *rpcrdma_ep_inline(const struct rpcrdma_ep *ep);
