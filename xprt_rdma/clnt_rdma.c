@@ -405,14 +405,18 @@ static bool pred_credit(struct ct *ct, void *arg)
 
 /* --- connection --- */
 
-static int ct_connect(struct ct *ct)
+/* Connects within timeout_ms (never more than the CLIENT's own limit). */
+static int ct_connect(struct ct *ct, int timeout_ms)
 {
+	struct rpcrdma_ep_opts eo = ct->eo;
 	struct rpcrdma_ep *ep;
 	int rc;
 
+	if (timeout_ms < eo.timeout_ms)
+		eo.timeout_ms = timeout_ms;
 	rc = rpcrdma_ep_connect(
 	    (struct sockaddr *)&ct->addr,
-	    ct->has_src ? (struct sockaddr *)&ct->src : NULL, &ct->eo, &ep);
+	    ct->has_src ? (struct sockaddr *)&ct->src : NULL, &eo, &ep);
 	if (rc)
 		return rc;
 	ct->ep = ep;
@@ -444,9 +448,14 @@ static int ct_ensure_conn(struct ct *ct, const struct timespec *dl)
 			ct_break(ct);
 		}
 		if (ct->ep_users == 0 && !ct->polling) {
+			/* A reconnect spends the call's time, not more. */
+			int ms = remaining_ms(dl);
+
+			if (ms <= 0)
+				return -ETIMEDOUT;
 			ct_break(ct); /* drops abandoned slots */
 			ct_disconnect(ct);
-			return ct_connect(ct);
+			return ct_connect(ct, ms);
 		}
 		if (pthread_cond_timedwait(&ct->cv, &ct->lock, dl) == ETIMEDOUT)
 			return -ETIMEDOUT;
@@ -1071,7 +1080,7 @@ static int ct_first_connect(struct ct *ct, const char *host, rpcprog_t prog,
 		ct->has_src = false;
 		rc = ct_resolve_src(ct, ai->ai_family);
 		if (!rc)
-			rc = ct_connect(ct);
+			rc = ct_connect(ct, ct->eo.timeout_ms);
 		if (!rc)
 			break;
 		*st = RPC_SYSTEMERROR;

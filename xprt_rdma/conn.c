@@ -310,6 +310,16 @@ static void ep_set_established(struct rpcrdma_ep *ep)
 	RPCRDMA_STAT_ADD(ep, connects, 1);
 }
 
+#define CONNECT_GRACE_MS	500
+
+/* Milliseconds from now until end (monotonic), at least 1. */
+static int ms_until(uint64_t end)
+{
+	uint64_t now = ep_now_ms();
+
+	return end > now + 1 ? (int)(end - now) : 1;
+}
+
 /* Waits for the next CM event on ch until deadline (ms, monotonic). */
 static int cm_wait(struct rdma_event_channel *ch, uint64_t deadline,
 		   struct rdma_cm_event **evp)
@@ -377,7 +387,7 @@ int rpcrdma_ep_connect(const struct sockaddr *dst, const struct sockaddr *src,
 	uint8_t peer_pd[256];
 	size_t peer_len = 0;
 	struct rpcrdma_ep *ep;
-	uint64_t deadline;
+	uint64_t deadline, end;
 	int tmo, ret;
 
 	if (!dst || !o || !out)
@@ -406,9 +416,13 @@ int rpcrdma_ep_connect(const struct sockaddr *dst, const struct sockaddr *src,
 		goto out_free;
 	}
 
-	deadline = ep_now_ms() + (uint64_t)tmo + 1000;
+	/* One deadline for resolution and connection together, so a caller's
+	 * timeout bounds the whole connect; the grace lets the kernel's own
+	 * timeout event arrive before we give up on it. */
+	end = ep_now_ms() + (uint64_t)tmo;
+	deadline = end + CONNECT_GRACE_MS;
 	if (rdma_resolve_addr(ep->id, (struct sockaddr *)src,
-			      (struct sockaddr *)dst, tmo)) {
+			      (struct sockaddr *)dst, ms_until(end))) {
 		ret = neg_errno(EHOSTUNREACH);
 		goto out_free;
 	}
@@ -416,8 +430,7 @@ int rpcrdma_ep_connect(const struct sockaddr *dst, const struct sockaddr *src,
 	if (ret)
 		goto out_free;
 
-	deadline = ep_now_ms() + (uint64_t)tmo + 1000;
-	if (rdma_resolve_route(ep->id, tmo)) {
+	if (rdma_resolve_route(ep->id, ms_until(end))) {
 		ret = neg_errno(EHOSTUNREACH);
 		goto out_free;
 	}
@@ -440,7 +453,6 @@ int rpcrdma_ep_connect(const struct sockaddr *dst, const struct sockaddr *src,
 	cp.retry_count = 7;
 	cp.rnr_retry_count = 7;
 
-	deadline = ep_now_ms() + (uint64_t)tmo + 1000;
 	if (rdma_connect(ep->id, &cp)) {
 		ret = neg_errno(ECONNREFUSED);
 		goto out_free;
