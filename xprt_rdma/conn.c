@@ -310,6 +310,30 @@ static void ep_set_established(struct rpcrdma_ep *ep)
 	RPCRDMA_STAT_ADD(ep, connects, 1);
 }
 
+/* A non-blocking CM event channel and an id on it, or neither. */
+static int cm_open(struct rdma_event_channel **ch, struct rdma_cm_id **id,
+		   void *ctx)
+{
+	int ret;
+
+	*ch = rdma_create_event_channel();
+	if (!*ch)
+		return neg_errno(ENODEV);
+	ret = set_nonblock((*ch)->fd);
+	if (ret)
+		goto out_destroy_ch;
+	if (rdma_create_id(*ch, id, ctx, RDMA_PS_TCP)) {
+		ret = neg_errno(ENOMEM);
+		goto out_destroy_ch;
+	}
+	return 0;
+
+out_destroy_ch:
+	rdma_destroy_event_channel(*ch);
+	*ch = NULL;
+	return ret;
+}
+
 #define CONNECT_GRACE_MS	500
 
 /* Milliseconds from now until end (monotonic), at least 1. */
@@ -403,18 +427,9 @@ int rpcrdma_ep_connect(const struct sockaddr *dst, const struct sockaddr *src,
 			goto out_free;
 	}
 
-	ep->cm_ch = rdma_create_event_channel();
-	if (!ep->cm_ch) {
-		ret = neg_errno(ENODEV);
-		goto out_free;
-	}
-	ret = set_nonblock(ep->cm_ch->fd);
+	ret = cm_open(&ep->cm_ch, &ep->id, ep);
 	if (ret)
 		goto out_free;
-	if (rdma_create_id(ep->cm_ch, &ep->id, ep, RDMA_PS_TCP)) {
-		ret = neg_errno(ENOMEM);
-		goto out_free;
-	}
 
 	/* One deadline for resolution and connection together, so a caller's
 	 * timeout bounds the whole connect; the grace lets the kernel's own
@@ -515,18 +530,9 @@ int rpcrdma_listener_create(const struct sockaddr *addr,
 	if (!l)
 		return -ENOMEM;
 	l->opts = *o;
-	l->ch = rdma_create_event_channel();
-	if (!l->ch) {
-		ret = neg_errno(ENODEV);
-		goto out_free;
-	}
-	ret = set_nonblock(l->ch->fd);
+	ret = cm_open(&l->ch, &l->id, l);
 	if (ret)
-		goto out_destroy_ch;
-	if (rdma_create_id(l->ch, &l->id, l, RDMA_PS_TCP)) {
-		ret = neg_errno(ENOMEM);
-		goto out_destroy_ch;
-	}
+		goto out_free;
 	if (rdma_bind_addr(l->id, (struct sockaddr *)addr)) {
 		ret = neg_errno(EADDRNOTAVAIL);
 		goto out_destroy_id;
@@ -542,7 +548,6 @@ int rpcrdma_listener_create(const struct sockaddr *addr,
 
 out_destroy_id:
 	rdma_destroy_id(l->id);
-out_destroy_ch:
 	rdma_destroy_event_channel(l->ch);
 out_free:
 	free(l);

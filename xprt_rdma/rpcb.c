@@ -193,41 +193,13 @@ static int rpcb_setunset(CLIENT *cl, rpcproc_t proc, struct rpcb *map)
 	return res ? 0 : -EACCES;
 }
 
-static void rpcb_owner(char *buf, size_t len)
-{
-	snprintf(buf, len, "%u", (unsigned)geteuid());
-}
-
-int rpcrdma_rpcb_set(rpcprog_t prog, rpcvers_t vers, const char *netid,
-		     const struct sockaddr *addr)
-{
-	char uaddr[UADDR_MAX], owner[16];
-	struct rpcb map;
-	CLIENT *cl;
-	int rc;
-
-	if (!netid)
-		return -EINVAL;
-	rc = make_uaddr(addr, uaddr, sizeof(uaddr));
-	if (rc)
-		return rc;
-	rc = rpcb_local_clnt(&cl);
-	if (rc)
-		return rc;
-	rpcb_owner(owner, sizeof(owner));
-	map.r_prog = prog;
-	map.r_vers = vers;
-	map.r_netid = (char *)netid;
-	map.r_addr = uaddr;
-	map.r_owner = owner;
-	/* SET refuses an existing (prog, vers, netid): drop a stale one. */
-	(void)rpcb_setunset(cl, RPCBPROC_UNSET, &map);
-	rc = rpcb_setunset(cl, RPCBPROC_SET, &map);
-	clnt_destroy(cl);
-	return rc;
-}
-
-int rpcrdma_rpcb_unset(rpcprog_t prog, rpcvers_t vers, const char *netid)
+/*
+ * SET (after an UNSET of any stale entry: SET refuses an existing
+ * prog, vers, netid) when uaddr is given, else UNSET alone; the owner is
+ * our uid, as libtirpc's rpcb_set writes it.
+ */
+static int rpcb_change(rpcprog_t prog, rpcvers_t vers, const char *netid,
+		       char *uaddr)
 {
 	char owner[16], empty[1] = "";
 	struct rpcb map;
@@ -239,15 +211,36 @@ int rpcrdma_rpcb_unset(rpcprog_t prog, rpcvers_t vers, const char *netid)
 	rc = rpcb_local_clnt(&cl);
 	if (rc)
 		return rc;
-	rpcb_owner(owner, sizeof(owner));
+	snprintf(owner, sizeof(owner), "%u", (unsigned)geteuid());
 	map.r_prog = prog;
 	map.r_vers = vers;
 	map.r_netid = (char *)netid;
-	map.r_addr = empty;
+	map.r_addr = uaddr ? uaddr : empty;
 	map.r_owner = owner;
 	rc = rpcb_setunset(cl, RPCBPROC_UNSET, &map);
+	if (uaddr)
+		rc = rpcb_setunset(cl, RPCBPROC_SET, &map);
 	clnt_destroy(cl);
 	return rc;
+}
+
+int rpcrdma_rpcb_set(rpcprog_t prog, rpcvers_t vers, const char *netid,
+		     const struct sockaddr *addr)
+{
+	char uaddr[UADDR_MAX];
+	int rc;
+
+	if (!netid)
+		return -EINVAL;
+	rc = make_uaddr(addr, uaddr, sizeof(uaddr));
+	if (rc)
+		return rc;
+	return rpcb_change(prog, vers, netid, uaddr);
+}
+
+int rpcrdma_rpcb_unset(rpcprog_t prog, rpcvers_t vers, const char *netid)
+{
+	return rpcb_change(prog, vers, netid, NULL);
 }
 
 int rpcrdma_rpcb_lookup(const char *host, rpcprog_t prog, rpcvers_t vers,
