@@ -179,12 +179,18 @@ static void *srv_main(void *arg)
 	return NULL;
 }
 
+/* Private Data settings a test wants on each side (NULL: defaults). */
+static const struct rpcrdma_opts *srv_base, *clnt_base;
+
 static SVCXPRT *srv_create(uint16_t port, uint32_t credits, uint32_t max_msg)
 {
 	struct rpcrdma_opts o;
 	SVCXPRT *lsn;
 
-	rpcrdma_opts_default(&o);
+	if (srv_base)
+		o = *srv_base;
+	else
+		rpcrdma_opts_default(&o);
 	o.port = port;
 	o.credits = credits;
 	o.max_msg = max_msg;
@@ -220,7 +226,10 @@ static CLIENT *clnt_mk(uint16_t port, uint32_t credits, uint32_t max_msg)
 	struct rpcrdma_opts o;
 	CLIENT *cl;
 
-	rpcrdma_opts_default(&o);
+	if (clnt_base)
+		o = *clnt_base;
+	else
+		rpcrdma_opts_default(&o);
 	o.port = port;
 	o.src_addr = addr_a;
 	o.credits = credits;
@@ -428,6 +437,78 @@ START_TEST(test_sizes)
 	echo_check(cl, t + 1, false, false);
 	clnt_destroy(cl);
 	srv_stop(&s);
+}
+END_TEST
+
+/*
+ * Several negotiated thresholds (RFC 8797 section 4.2: each direction's
+ * threshold is the smaller of the sender's Send size and the receiver's
+ * Receive size; no Private Data means 1024 both ways, RFC 8166 section
+ * 3.3.3). For each pairing: the negotiated values, then calls and replies
+ * at threshold - 1, threshold and threshold + 1, with the header counted.
+ */
+struct pairing {
+	uint32_t c_send, c_recv, s_send, s_recv;
+	bool c_nopd, s_nopd, c_r, s_r;
+	uint32_t want_send, want_recv;	/* as the client sees them */
+};
+
+static const struct pairing pairings[] = {
+	/* client 1024/1024 vs server 4096/4096: 1024 both ways */
+	{ 1024, 1024, 4096, 4096, false, false, false, false, 1024, 1024 },
+	/* asymmetric: send min(8192, 2048), receive min(16384, 4096) */
+	{ 8192, 16384, 4096, 2048, false, false, false, false, 2048, 4096 },
+	/* both large */
+	{ 16384, 16384, 16384, 16384, false, false, false, false, 16384,
+	  16384 },
+	/* the client sends no Private Data: 1024 both ways */
+	{ 8192, 8192, 8192, 8192, true, false, false, false, 1024, 1024 },
+	/* the server sends none */
+	{ 8192, 8192, 8192, 8192, false, true, false, false, 1024, 1024 },
+	/* the R bit on one side only: no Send With Invalidate (s4.1) */
+	{ 4096, 4096, 4096, 4096, false, false, true, false, 4096, 4096 },
+	{ 4096, 4096, 4096, 4096, false, false, false, true, 4096, 4096 },
+};
+
+START_TEST(test_thresholds)
+{
+	const struct pairing *p = &pairings[_i];
+	struct rpcrdma_opts co, so;
+	struct rpcrdma_inline in;
+	struct srv s;
+	CLIENT *cl;
+	size_t t;
+
+	rpcrdma_opts_default(&co);
+	rpcrdma_opts_default(&so);
+	co.inline_send = p->c_send;
+	co.inline_recv = p->c_recv;
+	co.no_pvtdata = p->c_nopd;
+	co.remote_inv = p->c_r;
+	so.inline_send = p->s_send;
+	so.inline_recv = p->s_recv;
+	so.no_pvtdata = p->s_nopd;
+	so.remote_inv = p->s_r;
+	clnt_base = &co;
+	srv_base = &so;
+	srv_start(&s, 8, 1u << 16);
+	cl = clnt_mk(s.port, 8, 1u << 16);
+	ck_assert(clnt_control(cl, CLGET_RDMA_INLINE, (char *)&in));
+	ck_assert_uint_eq(in.send_max, p->want_send);
+	ck_assert_uint_eq(in.recv_max, p->want_recv);
+	ck_assert(!in.peer_remote_inv);
+	ck_assert(in.peer_sent_pvtdata == !(p->s_nopd || p->c_nopd));
+	t = in.send_max - CALL_OVERHEAD;
+	echo_check(cl, t - 1, true, reply_fits(&in, t - 1));
+	echo_check(cl, t, true, reply_fits(&in, t));
+	echo_check(cl, t + 1, false, reply_fits(&in, t + 1));
+	t = in.recv_max - REPLY_OVERHEAD;
+	fill_check(cl, (u_int)t - 1, true);
+	fill_check(cl, (u_int)t, true);
+	fill_check(cl, (u_int)t + 1, false);
+	clnt_destroy(cl);
+	srv_stop(&s);
+	clnt_base = srv_base = NULL;
 }
 END_TEST
 
@@ -667,6 +748,8 @@ static Suite *clnt_suite(void)
 	tcase_add_test(tc, test_control);
 	tcase_add_test(tc, test_create_errors);
 	tcase_add_test(tc, test_sizes);
+	tcase_add_loop_test(tc, test_thresholds, 0,
+			    (int)(sizeof(pairings) / sizeof(pairings[0])));
 	tcase_add_test(tc, test_threads_credits);
 	tcase_add_test(tc, test_timeout);
 	tcase_add_test(tc, test_reconnect);
