@@ -989,12 +989,6 @@ int rpcrdma_clnt_stats(CLIENT *cl, struct rpcrdma_stats *out)
 
 /* --- creation --- */
 
-static void create_err(enum clnt_stat st, int rc)
-{
-	rpc_createerr.cf_stat = st;
-	rpc_createerr.cf_error.re_errno = rc < 0 ? -rc : rc;
-}
-
 /* explicit port > RPCRDMA_PORT > the server's rpcbind. */
 static int ct_port(const char *host, rpcprog_t prog, rpcvers_t vers,
 		   const struct rpcrdma_opts *o, int family, uint16_t *port)
@@ -1141,12 +1135,12 @@ CLIENT *clnt_rdma_create(const char *host, rpcprog_t prog, rpcvers_t vers,
 	int rc;
 
 	if (!host) {
-		create_err(RPC_UNKNOWNHOST, EINVAL);
+		xprt_createerr(RPC_UNKNOWNHOST, EINVAL);
 		return NULL;
 	}
 	ct = calloc(1, sizeof(*ct));
 	if (!ct) {
-		create_err(RPC_SYSTEMERROR, ENOMEM);
+		xprt_createerr(RPC_SYSTEMERROR, ENOMEM);
 		return NULL;
 	}
 	if (opts)
@@ -1156,13 +1150,13 @@ CLIENT *clnt_rdma_create(const char *host, rpcprog_t prog, rpcvers_t vers,
 	rc = rpcrdma_opts_to_ep(&ct->opts, &ct->eo);
 	if (rc || ct->opts.max_msg < RPCRDMA_XDR_UNIT) {
 		free(ct);
-		create_err(RPC_SYSTEMERROR, EINVAL);
+		xprt_createerr(RPC_SYSTEMERROR, EINVAL);
 		return NULL;
 	}
 	rc = ct_init_locks(ct);
 	if (rc) {
 		free(ct);
-		create_err(RPC_SYSTEMERROR, rc);
+		xprt_createerr(RPC_SYSTEMERROR, rc);
 		return NULL;
 	}
 	ct->slots = calloc(ct->opts.credits, sizeof(*ct->slots));
@@ -1212,6 +1206,6 @@ CLIENT *clnt_rdma_create(const char *host, rpcprog_t prog, rpcvers_t vers,
 	return &ct->clnt;
 out_free:
 	ct_free(ct);
-	create_err(st, rc);
+	xprt_createerr(st, rc);
 	return NULL;
 }

@@ -671,9 +671,7 @@ static int listener_established(struct rpcrdma_listener *l,
 	if (rdma_migrate_id(ep->id, ep->cm_ch)) {
 		int ret = neg_errno(EIO);
 
-		ibv_modify_qp(ep->qp, &(struct ibv_qp_attr){
-					      .qp_state = IBV_QPS_ERR },
-			      IBV_QP_STATE);
+		ep_qp_to_error(ep->qp);
 		ep_free(ep);
 		return ret;
 	}
@@ -748,10 +746,7 @@ int rpcrdma_listener_accept(struct rpcrdma_listener *l,
 		case RDMA_CM_EVENT_DISCONNECTED:
 		case RDMA_CM_EVENT_DEVICE_REMOVAL:
 			pending_remove(l, ep);
-			ibv_modify_qp(ep->qp,
-				      &(struct ibv_qp_attr){
-					      .qp_state = IBV_QPS_ERR },
-				      IBV_QP_STATE);
+			ep_qp_to_error(ep->qp);
 			ep_free(ep);
 			break;
 		default:
@@ -812,9 +807,7 @@ void rpcrdma_ep_destroy(struct rpcrdma_ep *ep)
 	if (ep->qp) {
 		/* Disconnect (DREQ to the peer) and flush everything. */
 		rdma_disconnect(ep->id);
-		ibv_modify_qp(ep->qp,
-			      &(struct ibv_qp_attr){ .qp_state = IBV_QPS_ERR },
-			      IBV_QP_STATE);
+		ep_qp_to_error(ep->qp);
 		pthread_mutex_lock(&ep->lock);
 		ep_mark_down(ep, -ENOTCONN);
 		pthread_mutex_unlock(&ep->lock);

@@ -476,9 +476,7 @@ static int sq_wait(struct rpcrdma_ep *ep, uint64_t seq, uint64_t deadline)
  * the caller deregisters it. Lock held. */
 static void ep_abort(struct rpcrdma_ep *ep)
 {
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
-
-	ibv_modify_qp(ep->qp, &a, IBV_QP_STATE);
+	ep_qp_to_error(ep->qp);
 	ep_mark_down(ep, -ETIMEDOUT);
 }
 

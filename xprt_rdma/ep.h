@@ -103,4 +103,13 @@ EP_HIDDEN uint64_t ep_now_ms(void);
 /* conn.c: handles this endpoint's own CM events without blocking. */
 EP_HIDDEN void ep_cm_events(struct rpcrdma_ep *ep);
 
+/* Moves a QP to the error state: outstanding work requests flush, and
+ * the hardware touches none of our memory after the flush completes. */
+static inline void ep_qp_to_error(struct ibv_qp *qp)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
+
+	ibv_modify_qp(qp, &a, IBV_QP_STATE);
+}
+
 #endif /* RPCRDMA_EP_H */

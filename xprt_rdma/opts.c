@@ -77,3 +77,9 @@ int rpcrdma_opts_to_ep(const struct rpcrdma_opts *o, struct rpcrdma_ep_opts *eo)
 	eo->timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : OPTS_DEFAULT_TIMEOUT_MS;
 	return 0;
 }
+
+void xprt_createerr(enum clnt_stat st, int err)
+{
+	rpc_createerr.cf_stat = st;
+	rpc_createerr.cf_error.re_errno = err < 0 ? -err : err;
+}

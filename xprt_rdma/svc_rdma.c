@@ -731,12 +731,6 @@ static const struct xp_ops lsn_ops = {
 	.xp_destroy = lsn_destroy,
 };
 
-static void set_createerr(enum clnt_stat st, int err)
-{
-	rpc_createerr.cf_stat = st;
-	rpc_createerr.cf_error.re_errno = err;
-}
-
 /* addr: an IPv4 or IPv6 literal, or NULL for INADDR_ANY. */
 static int parse_addr(const char *addr, uint16_t port,
 		      struct sockaddr_storage *ss)
@@ -770,7 +764,7 @@ SVCXPRT *svc_rdma_create(const char *addr, const struct rpcrdma_opts *opts)
 
 	lsn = calloc(1, sizeof(*lsn));
 	if (!lsn) {
-		set_createerr(RPC_SYSTEMERROR, ENOMEM);
+		xprt_createerr(RPC_SYSTEMERROR, ENOMEM);
 		return NULL;
 	}
 	if (opts)
@@ -811,7 +805,7 @@ out_destroy_listener:
 	rpcrdma_listener_destroy(lsn->l);
 out_free:
 	free(lsn);
-	set_createerr(rc == -EINVAL ? RPC_UNKNOWNADDR : RPC_SYSTEMERROR, -rc);
+	xprt_createerr(rc == -EINVAL ? RPC_UNKNOWNADDR : RPC_SYSTEMERROR, -rc);
 	return NULL;
 }
 

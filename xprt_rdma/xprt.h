@@ -8,6 +8,9 @@
 
 /* Fills o from the defaults, then the RPCRDMA_* environment variables. */
 void rpcrdma_opts_from_env(struct rpcrdma_opts *o);
+/* The one place the creators report failure: rpc_createerr (err is an
+ * errno, either sign). Internal: not exported by librpcrdma.map. */
+void xprt_createerr(enum clnt_stat st, int err);
 /* Converts the public options to the engine's; 0 or -EINVAL. */
 int rpcrdma_opts_to_ep(const struct rpcrdma_opts *o, struct rpcrdma_ep_opts *eo);
 
