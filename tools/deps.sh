@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages librpcrdma needs to build and test.
 # Idempotent: installs only what is missing. Needs root (apt-get).
+# With arguments, installs those packages instead (bench/run's extras).
 set -euo pipefail
 
 pkgs=(build-essential autoconf automake libtool pkg-config
@@ -8,6 +9,7 @@ pkgs=(build-essential autoconf automake libtool pkg-config
       check rpcbind rpcsvc-proto valgrind
       qemu-system-x86 busybox-static cpio kmod iproute2
       ibverbs-utils rdmacm-utils perftest)
+[ $# -eq 0 ] || pkgs=("$@")
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -4,8 +4,13 @@
 # installs what it needs, then builds and runs every tier:
 #   1. unit tests (check) under AddressSanitizer + UndefinedBehaviorSanitizer
 #   2. -Wall -Wextra -Werror build: unit tests, then the Soft-RoCE guest tier
-#   3. make distcheck (the release tarball builds and passes its host tests)
-# Exits non-zero on any failure. Set RPCRDMA_SKIP_DISTCHECK=1 to skip 3.
+#      on both guest kernels, one boot each: bookworm-backports (6.12) and
+#      Debian 12's own (6.1)
+#   3. the benchmarks' tooling, in one short boot (bench/run --quick: every
+#      step of bench/ runs and reports; its figures are not quoted)
+#   4. make distcheck (the release tarball builds and passes its host tests)
+# Exits non-zero on any failure. RPCRDMA_VM_KERNELS overrides the kernels
+# of 2; RPCRDMA_SKIP_BENCH=1 skips 3, RPCRDMA_SKIP_DISTCHECK=1 skips 4.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -23,7 +28,7 @@ summarize() {
 	done
 	for f in "$dir"/tests/vm/*.log; do
 		[ -f "$f" ] || continue
-		grep -E '^(PASS|FAIL|SKIP): |^[0-9]+ passed, [0-9]+ failed' "$f" || true
+		grep -E '^(PASS|FAIL|SKIP): |^guest tier \(|^[0-9]+ passed, [0-9]+ failed' "$f" || true
 	done
 }
 
@@ -57,7 +62,13 @@ step "tier 1 under ASan+UBSan (build-san)"
 run_check build-san --enable-werror --enable-sanitizers --disable-vm-tests
 
 step "tiers 1 and 2, -Werror build (build-ci)"
+export RPCRDMA_VM_KERNELS=${RPCRDMA_VM_KERNELS:-backports stable}
 run_check build-ci --enable-werror
+
+if [ "${RPCRDMA_SKIP_BENCH:-0}" != 1 ]; then
+	step "benchmark tooling, quick run (bench/run --quick build-ci)"
+	"$top/bench/run" --quick build-ci
+fi
 
 if [ "${RPCRDMA_SKIP_DISTCHECK:-0}" != 1 ]; then
 	step "make distcheck"

@@ -1,0 +1,230 @@
+#!/bin/bash
+# bench/report.sh OUTDIR: the table and the plot of one benchmark run,
+# from OUTDIR/results.txt (written by bench/guest.sh in the guest).
+# Writes OUTDIR/table.txt (also printed) and OUTDIR/plot.png (gnuplot).
+# Every figure's reference was measured in the same guest run; a figure
+# missing from results.txt is an error, never a blank or a guess.
+set -u
+out=${1:?usage: report.sh OUTDIR}
+res=$out/results.txt
+[ -s "$res" ] || { echo "report: no results in $res" >&2; exit 1; }
+# Functions below run in $(...) subshells: a missing figure is marked in
+# a file, not a variable.
+flag=$out/report.incomplete
+rm -f "$flag"
+
+# get KIND KEY=VALUE... FIELD: the FIELD of the first line of KIND that
+# has every KEY=VALUE.
+get() {
+	local kind=$1 field=${!#} v
+	local sel=("${@:2:$#-2}")
+	v=$(awk -v kind="$kind" -v field="$field" -v sel="${sel[*]}" '
+		$1 != kind { next }
+		{
+			delete kv
+			for (i = 2; i <= NF; i++) {
+				split($i, p, "=")
+				kv[p[1]] = substr($i, length(p[1]) + 2)
+			}
+			n = split(sel, s, " ")
+			for (i = 1; i <= n; i++) {
+				split(s[i], p, "=")
+				if (kv[p[1]] != substr(s[i], length(p[1]) + 2))
+					next
+			}
+			print kv[field]
+			exit
+		}' "$res")
+	if [ -z "$v" ]; then
+		echo "report: no '$field' for $kind ${sel[*]} in $res" >&2
+		touch "$flag"
+		v=nan
+	fi
+	echo "$v"
+}
+calc() {
+	awk "BEGIN { x = $1; if (x != x) print \"nan\"; else printf \"%.${2:-2}f\", x }" 2>/dev/null || echo nan
+}
+# ratio A B: A / B, or nan (and the run counts as incomplete) when B is 0.
+ratio() {
+	if awk -v b="$2" 'BEGIN { exit !(b + 0 > 0) }'; then
+		calc "$1 / $2"
+	else
+		echo "report: a zero or missing reference ($2)" >&2
+		touch "$flag"
+		echo nan
+	fi
+}
+# verdict VALUE OP LIMIT: "met" or "MISSED"
+verdict() {
+	awk -v a="$1" -v b="$3" -v op="$2" 'BEGIN {
+		if (a == "nan" || b == "nan") { print "n/a"; exit }
+		ok = (op == "<=") ? a <= b : (op == "<") ? a < b : (op == ">=") ? a >= b : a > b
+		print ok ? "met" : "MISSED" }'
+}
+
+table=$out/table.txt
+{
+kernel=$(get guest kernel)
+quick=$(get guest quick)
+max_msg=$(get guest max_msg)
+echo "librpcrdma benchmark: one guest run (kernel $kernel), TCG, 2 cores."
+[ "$quick" = no ] || echo "QUICK RUN (bench/run --quick): counts too small to quote."
+echo "Only ratios mean anything here; every reference was taken in the same run."
+echo "MiB = 2^20 bytes (perftest's \"MB\"). RPCRDMA_MAX_MSG=$max_msg (4 MiB of data + headers)."
+echo
+fmt='%-44s %12s %12s %-22s %7s %s\n'
+printf "$fmt" "figure" "rdma" "reference" "(reference is)" "ratio" "goal"
+printf "$fmt" "------" "----" "---------" "--------------" "-----" "----"
+row() {	# FIGURE RDMA REF REFNAME RATIO [GOAL]
+	printf "$fmt" "$1" "$2" "$3" "$4" "$5" "${6:-}"
+}
+
+lat=$(get fabric tool=ib_send_lat typical_us)
+lat2=$(calc "2 * $lat" 1)
+r50=$(get rpc mode=lat netid=rdma p50_us)
+t50=$(get rpc mode=lat netid=tcp p50_us)
+r99=$(get rpc mode=lat netid=rdma p99_us)
+t99=$(get rpc mode=lat netid=tcp p99_us)
+x=$(ratio "$r50" "$lat2")
+row "NULL latency p50, 1 in flight (us)" "$r50" "$lat2" "2 x ib_send_lat" "$x" \
+	"<= 1.5: $(verdict "$x" '<=' 1.5)"
+x=$(ratio "$r50" "$t50")
+row "NULL latency p50, 1 in flight (us)" "$r50" "$t50" "tcp" "$x" \
+	"< 1: $(verdict "$x" '<' 1)"
+row "NULL latency p99, 1 in flight (us)" "$r99" "$t99" "tcp" "$(ratio "$r99" "$t99")"
+n50=$(get nfsd mode=lat netid=rdma p50_us)
+x=$(ratio "$r50" "$n50")
+row "NULL latency p50, our server (us)" "$r50" "$n50" "kernel nfsd, rdma" "$x" \
+	"<= 1: $(verdict "$x" '<=' 1)"
+row "NULL latency p50, nfsd over tcp (us)" "-" "$(get nfsd mode=lat netid=tcp p50_us)" "(for scale)" "-"
+
+sbw=$(get fabric tool=ib_send_bw msg_per_s)
+for t in $(awk '$1 == "rpc" && /mode=rate/ && /netid=rdma/ && /clients=shared/ {
+		for (i = 2; i <= NF; i++) if ($i ~ /^threads=/) print substr($i, 9) }' "$res"); do
+	for m in shared own; do
+		r=$(get rpc mode=rate netid=rdma threads="$t" clients="$m" calls_per_s)
+		c=$(get rpc mode=rate netid=tcp threads="$t" clients="$m" calls_per_s)
+		x=$(ratio "$r" "$c")
+		g=
+		[ "$t" = 32 ] && g="> 1: $(verdict "$x" '>' 1)"
+		row "NULL calls/s, $t in flight, $m CLIENT" "$r" "$c" "tcp" "$x" "$g"
+		if [ "$t" = 32 ]; then
+			x=$(ratio "$r" "$sbw")
+			row "NULL calls/s, $t in flight, $m CLIENT" "$r" "$sbw" \
+				"ib_send_bw 64 B msg/s" "$x" ">= 0.5: $(verdict "$x" '>=' 0.5)"
+		fi
+	done
+done
+
+sizes=$(awk '$1 == "rpc" && /mode=read/ && /netid=rdma/ {
+	for (i = 2; i <= NF; i++) if ($i ~ /^size=/) print substr($i, 6) }' "$res")
+human() {
+	awk -v s="$1" 'BEGIN { if (s >= 1048576) printf "%d MiB", s / 1048576;
+		else printf "%d KiB", s / 1024 }'
+}
+for dir in read write; do
+	if [ "$dir" = read ]; then
+		fab=ib_write_bw what="results (server to client)"
+	else
+		fab=ib_read_bw what="arguments (client to server)"
+	fi
+	for s in $sizes; do
+		r=$(get rpc mode="$dir" netid=rdma size="$s" MiBps)
+		c=$(get rpc mode="$dir" netid=tcp size="$s" MiBps)
+		f=$(get fabric tool="$fab" size="$s" MiBps)
+		x=$(ratio "$r" "$f")
+		g=
+		[ "$s" = 1048576 ] && g=">= 0.8: $(verdict "$x" '>=' 0.8)"
+		row "$(human "$s") $what, MiB/s" "$r" "$f" "$fab" "$x" "$g"
+		row "$(human "$s") $what, MiB/s" "$r" "$c" "tcp" "$(ratio "$r" "$c")"
+	done
+done
+
+for side in client server; do
+	r=$(get instr side="$side" netid=rdma per_call)
+	c=$(get instr side="$side" netid=tcp per_call)
+	row "user instructions per NULL call, $side" "$r" "$c" "tcp" "$(ratio "$r" "$c")"
+done
+echo
+echo "Where the user-space instructions go (callgrind, self cost, top 8):"
+for side in client server; do
+	for netid in rdma tcp; do
+		f=$out/cg.$side.$netid.txt
+		echo "  $side over $netid:"
+		[ -f "$f" ] || { echo "    (missing)"; touch "$flag"; continue; }
+		awk '/file:function/ { go = 1; getline; next }
+			# Zeroing the counts mid-call leaves the frames above
+			# it with the whole total: not a function of its own.
+			go && NF && !/\(100\.0%\)/ {
+				match($0, /\( *[0-9.]+%\)/)
+				pct = substr($0, RSTART + 1, RLENGTH - 2)
+				gsub(/ /, "", pct)
+				fn = substr($0, RSTART + RLENGTH)
+				lib = fn
+				sub(/^ +/, "", fn); sub(/ \[.*$/, "", fn)
+				sub(/^.*:/, "", fn); sub(/@@.*$/, "", fn)
+				sub(/^.*\//, "", lib); sub(/\]$/, "", lib)
+				printf "    %6s  %-36s %s\n", pct, fn, lib
+				if (++n == 8) exit }' "$f"
+	done
+done
+} >"$table"
+cat "$table"
+
+# ---- the plot ----
+dat=$out/plot.dat
+{
+	echo "# size rdma_read tcp_read ib_write_bw rdma_write tcp_write ib_read_bw (MiB/s)"
+	for s in $sizes; do
+		echo "$s $(get rpc mode=read netid=rdma size="$s" MiBps) \
+$(get rpc mode=read netid=tcp size="$s" MiBps) \
+$(get fabric tool=ib_write_bw size="$s" MiBps) \
+$(get rpc mode=write netid=rdma size="$s" MiBps) \
+$(get rpc mode=write netid=tcp size="$s" MiBps) \
+$(get fabric tool=ib_read_bw size="$s" MiBps)"
+	done
+} >"$dat"
+lat_dat=$out/plot-lat.dat
+{
+	echo "\"rdma (ours)\" $r50"
+	echo "\"tcp (libtirpc)\" $t50"
+	echo "\"nfsd, rdma\" $n50"
+	echo "\"2 x ib\\\\_send\\\\_lat\" $lat2"
+} >"$lat_dat"
+if command -v gnuplot >/dev/null; then
+	gnuplot <<GP || { echo "report: gnuplot failed" >&2; touch "$flag"; }
+set terminal png size 1200,500 font ",10"
+set output "$out/plot.png"
+set multiplot layout 1,2 title "librpcrdma vs libtirpc tcp vs the fabric ($kernel, TCG guest)"
+set logscale x 2
+set xtics ($(for s in $sizes; do printf '"%s" %s,' "$(human "$s")" "$s"; done | sed 's/,$//'))
+set xlabel "size of the result or argument"
+set ylabel "MiB/s"
+set key top left
+set grid
+plot "$dat" u 1:2 w lp lw 2 t "rdma results", \
+     "$dat" u 1:5 w lp lw 2 t "rdma arguments", \
+     "$dat" u 1:3 w lp dt 2 t "tcp results", \
+     "$dat" u 1:6 w lp dt 2 t "tcp arguments", \
+     "$dat" u 1:4 w l lw 1 lc rgb "gray40" t "ib\\\\_write\\\\_bw", \
+     "$dat" u 1:7 w l lw 1 lc rgb "gray70" t "ib\\\\_read\\\\_bw"
+unset logscale x
+set xlabel ""
+set ylabel "NULL call p50, 1 in flight (us)"
+set style fill solid 0.6
+set boxwidth 0.6
+set yrange [0:*]
+unset key
+plot "$lat_dat" u 0:2:xtic(1) w boxes
+unset multiplot
+GP
+else
+	echo "report: gnuplot not installed, no plot" >&2
+	touch "$flag"
+fi
+if [ -e "$flag" ]; then
+	echo "report: some figures are missing or invalid (see above)" >&2
+	exit 1
+fi
+echo "report: $table, $out/plot.png"
