@@ -30,7 +30,15 @@ struct rpcrdma_listener {
 	struct rpcrdma_ep_opts opts;
 	struct sockaddr_storage addr;
 	struct rpcrdma_ep *pending;	/* accepted, not yet established */
+	struct ep_conn_count *count;	/* connections accepted and alive */
 };
+
+/* Drops one reference to a listener's connection count. */
+static void conn_count_put(struct ep_conn_count *cc)
+{
+	if (cc && __atomic_sub_fetch(&cc->refs, 1, __ATOMIC_ACQ_REL) == 0)
+		free(cc);
+}
 
 static int set_nonblock(int fd)
 {
@@ -132,6 +140,10 @@ out_free:
  * never connected. */
 static void ep_free(struct rpcrdma_ep *ep)
 {
+	if (ep->conn_count) {
+		__atomic_sub_fetch(&ep->conn_count->live, 1, __ATOMIC_RELEASE);
+		conn_count_put(ep->conn_count);
+	}
 	if (ep->epfd >= 0)
 		close(ep->epfd);
 	if (ep->qp)
@@ -217,6 +229,7 @@ static int ep_setup(struct rpcrdma_ep *ep, struct rdma_cm_id *id)
 	max_wr = attr.max_qp_wr > 0 ? (uint32_t)attr.max_qp_wr : 64;
 	if (credits > max_wr / 4)
 		credits = max_wr / 4 ? max_wr / 4 : 1;
+	ep->credits = credits;
 	ep->nrx = min_u32(credits + EP_RX_EXTRA, max_wr);
 	ep->ntx = credits + EP_TX_EXTRA;
 	ep->sq_depth = min_u32(credits * (1 + EP_RDMA_PER_RPC) + EP_SQ_SLACK,
@@ -466,7 +479,10 @@ int rpcrdma_ep_connect(const struct sockaddr *dst, const struct sockaddr *src,
 	cp.responder_resources = ep->responder_resources;
 	cp.initiator_depth = ep->initiator_depth;
 	cp.retry_count = 7;
-	cp.rnr_retry_count = 7;
+	/* As the Linux client: an RNR NAK is fatal, never retried. Both sides
+	 * keep a receive posted for everything the peer may send (credits,
+	 * RFC 8166 section 3.3.1), so an RNR means a broken peer. */
+	cp.rnr_retry_count = 0;
 
 	if (rdma_connect(ep->id, &cp)) {
 		ret = neg_errno(ECONNREFUSED);
@@ -530,6 +546,12 @@ int rpcrdma_listener_create(const struct sockaddr *addr,
 	if (!l)
 		return -ENOMEM;
 	l->opts = *o;
+	l->count = calloc(1, sizeof(*l->count));
+	if (!l->count) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	l->count->refs = 1;
 	ret = cm_open(&l->ch, &l->id, l);
 	if (ret)
 		goto out_free;
@@ -550,6 +572,7 @@ out_destroy_id:
 	rdma_destroy_id(l->id);
 	rdma_destroy_event_channel(l->ch);
 out_free:
+	conn_count_put(l->count);
 	free(l);
 	return ret;
 }
@@ -604,6 +627,16 @@ static int listener_conn_req(struct rpcrdma_listener *l, struct rdma_cm_id *id,
 	bool peer_sent;
 	int ret;
 
+	/* The connection limit counts accepted connections until they are
+	 * freed; one over it is rejected before anything is allocated. */
+	if (l->opts.max_conns &&
+	    __atomic_load_n(&l->count->live, __ATOMIC_ACQUIRE) >=
+		    l->opts.max_conns) {
+		RPCRDMA_STAT_ADD(NULL, connections_refused, 1);
+		rdma_reject(id, NULL, 0);
+		rdma_destroy_id(id);
+		return -EMFILE;
+	}
 	ep = ep_alloc(&l->opts);
 	if (!ep) {
 		rdma_reject(id, NULL, 0);
@@ -612,6 +645,9 @@ static int listener_conn_req(struct rpcrdma_listener *l, struct rdma_cm_id *id,
 	}
 	ep->id = id;
 	id->context = ep;
+	ep->conn_count = l->count;
+	__atomic_add_fetch(&l->count->refs, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&l->count->live, 1, __ATOMIC_RELEASE);
 	ep->cm_ch = rdma_create_event_channel();
 	if (!ep->cm_ch) {
 		ret = neg_errno(ENOMEM);
@@ -645,7 +681,10 @@ static int listener_conn_req(struct rpcrdma_listener *l, struct rdma_cm_id *id,
 	cp.responder_resources = ep->responder_resources;
 	cp.initiator_depth = ep->initiator_depth;
 	cp.retry_count = 7;
-	cp.rnr_retry_count = 7;
+	/* A client sending more calls than granted gets an RNR NAK and loses
+	 * its connection rather than stalling the send queue (RFC 8166
+	 * section 3.3.1; the Linux client uses 0 too). */
+	cp.rnr_retry_count = 0;
 	if (rdma_accept(id, &cp)) {
 		ret = neg_errno(ECONNABORTED);
 		goto out_reject;
@@ -768,6 +807,7 @@ void rpcrdma_listener_destroy(struct rpcrdma_listener *l)
 	}
 	rdma_destroy_id(l->id);
 	rdma_destroy_event_channel(l->ch);
+	conn_count_put(l->count);
 	free(l);
 }
 

@@ -254,6 +254,26 @@ uint32_t rpcrdma_ep_recvs_posted(const struct rpcrdma_ep *ep)
 	return __atomic_load_n(&ep->rx_posted, __ATOMIC_RELAXED);
 }
 
+uint32_t rpcrdma_ep_credits(const struct rpcrdma_ep *ep)
+{
+	return ep->credits;
+}
+
+uint32_t rpcrdma_ep_rx_queued(const struct rpcrdma_ep *ep)
+{
+	return __atomic_load_n(&ep->rxq_count, __ATOMIC_ACQUIRE);
+}
+
+void rpcrdma_ep_close(struct rpcrdma_ep *ep, int err)
+{
+	if (!ep || !ep->qp)
+		return;
+	rdma_disconnect(ep->id);
+	pthread_mutex_lock(&ep->lock);
+	ep_mark_down(ep, err < 0 ? err : -ENOTCONN);
+	pthread_mutex_unlock(&ep->lock);
+}
+
 struct rpcrdma_stats *rpcrdma_ep_stats(struct rpcrdma_ep *ep)
 {
 	return &ep->stats;

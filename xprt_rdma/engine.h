@@ -33,6 +33,7 @@ struct rpcrdma_ep_opts {
 	bool send_pvtdata;	/* false: send no Private Data (tests) */
 	bool remote_inv;	/* R bit to advertise */
 	int timeout_ms;		/* resolution and connection establishment */
+	uint32_t max_conns;	/* listener: connections at once, 0: no limit */
 };
 
 /* A received message; valid until rpcrdma_ep_rx_done(). */
@@ -87,6 +88,16 @@ const struct sockaddr *rpcrdma_ep_peer(const struct rpcrdma_ep *ep);
 /* False once the connection is lost or flushed. */
 bool rpcrdma_ep_connected(const struct rpcrdma_ep *ep);
 uint32_t rpcrdma_ep_recvs_posted(const struct rpcrdma_ep *ep);
+/* Credits the receives are provisioned for: receives stay posted for this
+ * many calls in flight besides the ones being served (constant while the
+ * endpoint lives; opts.credits unless the device allows fewer). */
+uint32_t rpcrdma_ep_credits(const struct rpcrdma_ep *ep);
+/* Received messages already queued, not yet handed out by poll. */
+uint32_t rpcrdma_ep_rx_queued(const struct rpcrdma_ep *ep);
+/* Closes the connection (DREQ to the peer, the QP to error) after a
+ * fatal error of ours, err saying why; the endpoint stays valid until
+ * rpcrdma_ep_destroy and poll returns -ENOTCONN from now on. */
+void rpcrdma_ep_close(struct rpcrdma_ep *ep, int err);
 /* This connection's counters; the engine keeps the process totals too. */
 struct rpcrdma_stats *rpcrdma_ep_stats(struct rpcrdma_ep *ep);
 
@@ -142,11 +153,15 @@ int rpcrdma_ep_write(struct rpcrdma_ep *ep, const void *local, uint64_t len,
 void rpcrdma_stat_add(struct rpcrdma_ep *ep, size_t off, uint64_t n);
 void rpcrdma_stat_set(struct rpcrdma_ep *ep, size_t off, uint64_t v);
 void rpcrdma_stat_max(struct rpcrdma_ep *ep, size_t off, uint64_t v);
+/* Lowers a counter to v unless it is lower and nonzero (0: none yet). */
+void rpcrdma_stat_min(struct rpcrdma_ep *ep, size_t off, uint64_t v);
 #define RPCRDMA_STAT_ADD(ep, f, n) \
 	rpcrdma_stat_add((ep), offsetof(struct rpcrdma_stats, f), (n))
 #define RPCRDMA_STAT_SET(ep, f, v) \
 	rpcrdma_stat_set((ep), offsetof(struct rpcrdma_stats, f), (v))
 #define RPCRDMA_STAT_MAX(ep, f, v) \
 	rpcrdma_stat_max((ep), offsetof(struct rpcrdma_stats, f), (v))
+#define RPCRDMA_STAT_MIN(ep, f, v) \
+	rpcrdma_stat_min((ep), offsetof(struct rpcrdma_stats, f), (v))
 
 #endif /* RPCRDMA_ENGINE_H */

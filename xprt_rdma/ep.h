@@ -51,6 +51,8 @@ struct rpcrdma_ep {
 	uint8_t initiator_depth;	/* RDMA Reads we may have in flight */
 	uint8_t responder_resources;
 	uint32_t max_msg_sz;		/* largest single RDMA operation */
+	uint32_t credits;		/* receives provisioned for (fixed) */
+	struct ep_conn_count *conn_count; /* its listener's, or NULL */
 
 	/* Everything below is protected by lock. */
 	pthread_mutex_t lock;
@@ -88,6 +90,13 @@ struct rpcrdma_ep {
 	/* Listener bookkeeping for not yet established connections. */
 	struct rpcrdma_listener *listener;
 	struct rpcrdma_ep *next_pending;
+};
+
+/* A listener's count of its connections, shared with the endpoints it
+ * accepted (which may outlive it): freed when the last reference goes. */
+struct ep_conn_count {
+	uint32_t refs;			/* atomic */
+	uint32_t live;			/* atomic */
 };
 
 struct rpcrdma_mr {

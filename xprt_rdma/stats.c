@@ -67,6 +67,25 @@ void rpcrdma_stat_max(struct rpcrdma_ep *ep, size_t off, uint64_t v)
 		atomic_max(field(rpcrdma_ep_stats(ep), off), v);
 }
 
+static void atomic_min_set(uint64_t *p, uint64_t v)
+{
+	uint64_t cur = __atomic_load_n(p, __ATOMIC_RELAXED);
+
+	while ((cur == 0 || cur > v) &&
+	       !__atomic_compare_exchange_n(p, &cur, v, true, __ATOMIC_RELAXED,
+					    __ATOMIC_RELAXED))
+		;
+}
+
+void rpcrdma_stat_min(struct rpcrdma_ep *ep, size_t off, uint64_t v)
+{
+	if (!off_ok(off) || v == 0)
+		return;
+	atomic_min_set(&global_stats[off / sizeof(uint64_t)], v);
+	if (ep)
+		atomic_min_set(field(rpcrdma_ep_stats(ep), off), v);
+}
+
 void rpcrdma_stats_global(struct rpcrdma_stats *out)
 {
 	uint64_t v[NSTATS];

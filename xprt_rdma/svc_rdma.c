@@ -14,6 +14,14 @@
  * A connection holds at most one call at a time (libtirpc dispatches
  * serially per transport): the received buffer stays with us until the
  * reply is sent or the next xp_recv gives up on it.
+ *
+ * Flow control (RFC 8166 section 3.3.1): the grant is min(requested, our
+ * maximum), bounded by the receives the engine provisioned; it does not
+ * move with the calls queued. A client found with more calls outstanding
+ * than it was ever granted is disconnected (and with rnr_retry_count 0 a
+ * flood past the provisioned receives breaks its own connection). A reply
+ * or RDMA_ERROR that cannot be sent closes the connection: the requester
+ * would otherwise wait for it forever.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -59,6 +67,7 @@ struct svc_conn {
 	struct rpcrdma_limits lim;
 	struct sockaddr_storage laddr, raddr;
 	bool dead;
+	uint32_t grant_max;		/* largest grant sent so far */
 
 	/* The call being served, valid while have_call. */
 	bool have_call;
@@ -157,12 +166,36 @@ static void conn_release_call(struct svc_conn *c)
 	c->have_call = false;
 }
 
+/* Our fatal error on this connection: close it (RFC 8166 section 4.5:
+ * the requester must not wait for a reply that will never come). */
+static void conn_fail(struct svc_conn *c, int err)
+{
+	if (c->dead)
+		return;
+	c->dead = true;
+	rpcrdma_ep_close(c->ep, err);
+}
+
+/* A reply or RDMA_ERROR that could not go out ends the connection. */
+static void conn_send_failed(struct svc_conn *c, int err)
+{
+	if (err != -ENOTCONN && !c->dead)
+		STAT_INC(c, send_failures);
+	conn_fail(c, err);
+}
+
+/* RFC 8166 section 3.3.1: min(requested, our maximum), never beyond the
+ * provisioned receives, whatever is in flight. */
 static uint32_t conn_grant(struct svc_conn *c, uint32_t requested)
 {
 	uint32_t g = rpcrdma_rsp_credits_grant(requested, c->max_credits,
-					       rpcrdma_ep_recvs_posted(c->ep));
+					       rpcrdma_ep_credits(c->ep));
 
+	if (g > c->grant_max)
+		c->grant_max = g;
 	RPCRDMA_STAT_SET(c->ep, credits_granted, g);
+	RPCRDMA_STAT_MIN(c->ep, credits_grant_min, g);
+	RPCRDMA_STAT_MAX(c->ep, credits_grant_max, g);
 	return g;
 }
 
@@ -184,8 +217,8 @@ static int conn_send_hdr(struct svc_conn *c, const struct rpcrdma_msg *m,
 	iov[1].iov_base = (void *)body;
 	iov[1].iov_len = body_len;
 	rc = rpcrdma_ep_send(c->ep, iov, body_len ? 2 : 1, 0);
-	if (rc == -ENOTCONN)
-		c->dead = true;
+	if (rc)
+		conn_send_failed(c, rc);
 	return rc;
 }
 
@@ -267,8 +300,10 @@ static int conn_gather_call(struct svc_conn *c, const uint8_t *inl,
 		rc = rpcrdma_ep_read(c->ep, c->rdbuf + off, clen, segs, n,
 				     io_timeout_ms(clen));
 		if (rc) {
-			if (rc == -ENOTCONN)
-				c->dead = true;
+			/* The peer's segments failed us (bad rkey, timeout,
+			 * lost connection): nothing on this connection can
+			 * be trusted to complete. */
+			conn_fail(c, rc);
 			return rc;
 		}
 		STAT_INC(c, read_chunks);
@@ -372,6 +407,15 @@ static int conn_take(struct svc_conn *c, struct rpc_msg *msg)
 		XDR_DESTROY(&c->args);
 		return 0;
 	}
+	/* RFC 8166 section 4.2.1: rdma_xid repeats the RPC message's XID;
+	 * the reply would otherwise be matched to the wrong call. */
+	if (msg->rm_xid != c->hdr.xid) {
+		XDR_DESTROY(&c->args);
+		STAT_INC(c, xid_mismatches);
+		conn_send_error(c, c->hdr.xid, c->hdr.credits,
+				RPCRDMA_ERR_CHUNK);
+		return 0;
+	}
 	c->rpc_xid = msg->rm_xid;
 	return 1;
 }
@@ -393,6 +437,20 @@ static bool_t conn_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 		}
 		if (rc == 0)
 			return FALSE;
+		/*
+		 * Every message queued behind this one was sent before our
+		 * reply to it, so together they are calls outstanding at
+		 * once: more than ever granted breaks RFC 8166 section
+		 * 3.3.1. Before the first grant the provisioned credits
+		 * bound it.
+		 */
+		if (1 + rpcrdma_ep_rx_queued(c->ep) >
+		    (c->grant_max ? c->grant_max : rpcrdma_ep_credits(c->ep))) {
+			STAT_INC(c, credit_overruns);
+			rpcrdma_ep_rx_done(c->ep, &c->rx);
+			conn_fail(c, -EPROTO);
+			return FALSE;
+		}
 		if (conn_take(c, msg) == 1) {
 			c->have_call = true;
 			return TRUE;
@@ -511,8 +569,10 @@ static int conn_send_long(struct svc_conn *c, uint32_t grant,
 	err = rpcrdma_ep_write(c->ep, body, len, segs, rc->nsegs, written,
 			       io_timeout_ms(len));
 	if (err) {
-		if (err == -ENOTCONN)
-			c->dead = true;
+		/* -EMSGSIZE: the chunk is too small (ERR_CHUNK); anything
+		 * else is the connection's end. */
+		if (err != -EMSGSIZE)
+			conn_send_failed(c, err);
 		return err;
 	}
 	rpcrdma_msg_init(&m, c->hdr.xid, grant, RPCRDMA_NOMSG);

@@ -22,7 +22,8 @@
 #include <rpcrdma/pvtdata.h>
 
 /* Knobs for either side. Environment variables (RPCRDMA_PORT,
- * RPCRDMA_SRCADDR, RPCRDMA_INLINE, RPCRDMA_CREDITS, RPCRDMA_NO_PVTDATA)
+ * RPCRDMA_SRCADDR, RPCRDMA_INLINE, RPCRDMA_CREDITS, RPCRDMA_MAX_MSG,
+ * RPCRDMA_MAX_CONNS, RPCRDMA_NO_PVTDATA)
  * override the defaults for programs created through the netid. */
 struct rpcrdma_opts {
 	uint16_t port;		/* 0: client asks rpcbind; server: 20049 */
@@ -34,6 +35,8 @@ struct rpcrdma_opts {
 	bool no_pvtdata;	/* send no Private Data (interop tests) */
 	bool remote_inv;	/* advertise the R bit when supported */
 	int timeout_ms;		/* address/route resolution and connect */
+	uint32_t max_conns;	/* server: connections at once (256); one
+				 * more is rejected (RDMA-CM REJECT) */
 };
 void rpcrdma_opts_default(struct rpcrdma_opts *o);
 

@@ -29,6 +29,16 @@ struct rpcrdma_stats {
 	uint64_t local_invalidations;
 	/* Connections. */
 	uint64_t connects, disconnects;
+	/* Responder flow control and limits. The grant is min(requested,
+	 * configured maximum), constant while a connection lives: min and
+	 * max of the grants sent show it (0: none sent yet). */
+	uint64_t credits_grant_min, credits_grant_max;
+	uint64_t credit_overruns;	/* clients disconnected for sending
+					 * more calls than granted */
+	uint64_t connections_refused;	/* over the connection limit */
+	uint64_t send_failures;		/* replies or RDMA_ERRORs that could
+					 * not be sent: connection closed */
+	uint64_t xid_mismatches;	/* rdma_xid != RPC XID: ERR_CHUNK */
 };
 
 /* Process-wide totals since start (all connections, both sides). */

@@ -31,7 +31,8 @@ for k in $kernels; do
 	f=${f%% failed}
 	passed=$((passed + p))
 	failed=$((failed + f))
-	echo "guest tier ($k, $(grep -m1 -o 'Linux version [^ ]*' "$log" 2>/dev/null)): $(($(date +%s) - start)) s, $sum"
+	kv=$(sed -n 's/^runner: guest kernel //p' "$out" | head -n 1)
+	echo "guest tier ($k, ${kv:-kernel unknown}): $(($(date +%s) - start)) s, $sum"
 	if [ "$rc" = 0 ]; then
 		rm -f "$log"
 	else

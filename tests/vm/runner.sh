@@ -28,6 +28,7 @@ export RPCRDMA_VM_RESULTS=${RPCRDMA_VM_RESULTS:-$RPCRDMA_BUILDDIR/tests/vm/resul
 mkdir -p "$RPCRDMA_VM_RESULTS"
 cd "$RPCRDMA_BUILDDIR" || exit 1
 
+echo "runner: guest kernel $(uname -r)"
 passed=0
 failed=0
 deadline=

@@ -630,10 +630,22 @@ struct worker {
 	int ok;
 };
 
+static pthread_barrier_t workers_go;
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
+	u_int ms = 40;
 
+	/*
+	 * All at once, a first call that the server holds 40 ms: the server
+	 * serves one call at a time, so 8 are out and the other 56 callers
+	 * must wait for a credit, however fast the fabric is.
+	 */
+	pthread_barrier_wait(&workers_go);
+	if (clnt_call(w->cl, P_SLEEP, XP(xdr_u_int), &ms, XP(xdr_void), NULL,
+		      tmo) != RPC_SUCCESS)
+		return NULL;
 	for (int i = 0; i < NCALLS; i++) {
 		/* Every fourth call a Long Call (8000 > 4004). */
 		size_t n = (w->id + i) % 4 == 0 ? 8000 : 100 + w->id;
@@ -663,6 +675,7 @@ START_TEST(test_threads_credits)
 
 	srv_start(&s, 8, 1u << 16);
 	cl = clnt_mk(s.port, 64, 1u << 16);
+	ck_assert_int_eq(pthread_barrier_init(&workers_go, NULL, NTHREADS), 0);
 	for (int i = 0; i < NTHREADS; i++) {
 		w[i] = (struct worker){ .cl = cl, .id = i };
 		ck_assert_int_eq(pthread_create(&th[i], NULL, worker_main,
@@ -674,8 +687,10 @@ START_TEST(test_threads_credits)
 	}
 	st = stats_of(cl);
 	ck_assert_int_eq(ok, NTHREADS * NCALLS);
+	pthread_barrier_destroy(&workers_go);
+	/* The SLEEP calls are inline too. */
 	ck_assert_uint_eq(st.calls_inline + st.calls_long,
-			  NTHREADS * NCALLS);
+			  NTHREADS * (NCALLS + 1));
 	ck_assert_uint_eq(st.calls_long, NTHREADS * NCALLS / 4);
 	ck_assert_uint_eq(st.credits_granted, 8);
 	ck_assert_uint_le(st.inflight_peak, 8);

@@ -1,0 +1,283 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Scaffolding of the server-side guest tests: see harness.h. */
+#define _GNU_SOURCE
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include "harness.h"
+
+const char *addr_a, *addr_b;
+SVCXPRT *_Atomic last_xprt;
+
+uint16_t port_new(void)
+{
+	static uint16_t next;
+
+	if (!next)
+		next = (uint16_t)(40000 + (getpid() % 1000) * 8);
+	return next++;
+}
+
+bool_t xdr_blob(XDR *x, struct blob *b)
+{
+	return xdr_bytes(x, &b->data, &b->len, ~0u);
+}
+
+char *mkdata(uint32_t seed, size_t n)
+{
+	char *p = malloc(n ? n : 1);
+	uint32_t v = seed * 2654435761u + 1;
+
+	ck_assert_ptr_nonnull(p);
+	for (size_t i = 0; i < n; i++) {
+		v = v * 1103515245u + 12345u;
+		p[i] = (char)(v >> 16);
+	}
+	return p;
+}
+
+/* ---- the server ---- */
+
+
+void dispatch(struct svc_req *rq, SVCXPRT *x)
+{
+	struct blob b = { 0, NULL };
+	u_int ms = 0;
+
+	atomic_store(&last_xprt, x);
+	switch (rq->rq_proc) {
+	case NULLPROC:
+		svc_sendreply(x, XVOID, NULL);
+		return;
+	case P_SLEEP:
+		/* Holds the connection's one call in service for a while. */
+		if (!svc_getargs(x, XP(xdr_u_int), (caddr_t)&ms)) {
+			svcerr_decode(x);
+			return;
+		}
+		usleep((useconds_t)ms * 1000);
+		svc_sendreply(x, XVOID, NULL);
+		return;
+	case P_ECHO:
+		if (!svc_getargs(x, XP(xdr_blob), (caddr_t)&b)) {
+			svcerr_decode(x);
+			return;
+		}
+		svc_sendreply(x, XP(xdr_blob), (caddr_t)&b);
+		svc_freeargs(x, XP(xdr_blob), (caddr_t)&b);
+		return;
+	default:
+		svcerr_noproc(x);
+	}
+}
+
+static void *srv_main(void *arg)
+{
+	struct srv *s = arg;
+	struct pollfd fds[256];
+
+	while (!atomic_load(&s->stop)) {
+		int n = svc_max_pollfd > 256 ? 256 : svc_max_pollfd, r;
+
+		memcpy(fds, svc_pollfd, (size_t)n * sizeof(fds[0]));
+		r = poll(fds, (nfds_t)n, 50);
+		if (r > 0)
+			svc_getreq_poll(fds, r);
+	}
+	return NULL;
+}
+
+void srv_start(struct srv *s, uint32_t max_msg)
+{
+	struct rpcrdma_opts o;
+
+	rpcrdma_opts_default(&o);
+	o.credits = 8;
+	if (max_msg)
+		o.max_msg = max_msg;
+	srv_start_opts(s, &o);
+}
+
+void srv_start_opts(struct srv *s, const struct rpcrdma_opts *opts)
+{
+	struct rpcrdma_opts o = *opts;
+
+	memset(s, 0, sizeof(*s));
+	s->port = port_new();
+	o.port = s->port;
+	s->lsn = svc_rdma_create(addr_b, &o);
+	ck_assert_msg(s->lsn != NULL, "svc_rdma_create: %s",
+		      clnt_spcreateerror("svc"));
+	ck_assert_str_eq(s->lsn->xp_netid, "rdma");
+	ck_assert_uint_eq(s->lsn->xp_port, s->port);
+	ck_assert(rpcrdma_svc_reg(s->lsn, T_PROG, T_VERS, dispatch));
+	atomic_init(&s->stop, false);
+	ck_assert_int_eq(pthread_create(&s->th, NULL, srv_main, s), 0);
+}
+
+void srv_stop(struct srv *s)
+{
+	atomic_store(&s->stop, true);
+	pthread_join(s->th, NULL);
+	svc_unreg(T_PROG, T_VERS);
+	svc_destroy(s->lsn);
+}
+
+bool fd_registered(int fd)
+{
+	for (int i = 0; i < svc_max_pollfd; i++)
+		if (svc_pollfd[i].fd == fd)
+			return true;
+	return false;
+}
+
+/* ---- clients the rpcgen way ---- */
+
+const struct timeval tmo = { 60, 0 };
+
+CLIENT *clnt_by_netid(uint16_t port)
+{
+	char p[8];
+	CLIENT *cl;
+
+	snprintf(p, sizeof(p), "%u", port);
+	setenv("RPCRDMA_PORT", p, 1);
+	setenv("RPCRDMA_SRCADDR", addr_a, 1);
+	cl = clnt_create(addr_b, T_PROG, T_VERS, "rdma");
+	ck_assert_msg(cl != NULL, "clnt_create rdma: %s",
+		      clnt_spcreateerror("clnt"));
+	return cl;
+}
+
+struct rpcrdma_stats svc_stats_of(SVCXPRT *x)
+{
+	struct rpcrdma_stats st;
+
+	ck_assert_int_eq(rpcrdma_svc_stats(x, &st), 0);
+	return st;
+}
+
+void null_call(CLIENT *cl)
+{
+	ck_assert_int_eq(clnt_call(cl, NULLPROC, XVOID, NULL, XVOID, NULL,
+				   tmo), RPC_SUCCESS);
+}
+
+/* Echo of n bytes, content checked; returns the server transport. */
+SVCXPRT *echo(CLIENT *cl, size_t n, uint32_t seed)
+{
+	struct blob a = { (u_int)n, mkdata(seed, n) }, r = { 0, NULL };
+	enum clnt_stat st;
+
+	st = clnt_call(cl, P_ECHO, XP(xdr_blob), (caddr_t)&a, XP(xdr_blob),
+		       (caddr_t)&r, tmo);
+	ck_assert_msg(st == RPC_SUCCESS, "echo %zu: %s", n, clnt_sperrno(st));
+	ck_assert_uint_eq(r.len, n);
+	ck_assert(n == 0 || memcmp(r.data, a.data, n) == 0);
+	clnt_freeres(cl, XP(xdr_blob), (caddr_t)&r);
+	free(a.data);
+	return atomic_load(&last_xprt);
+}
+
+/*
+ * One echo and the server connection's counters it moved. The client
+ * always offers a reply chunk; with the default 4096-byte thresholds a
+ * 1000-byte echo goes inline both ways, a 64 KiB one is a Long Call (one
+ * position-zero read chunk, RDMA_NOMSG) and a Long Reply (the reply
+ * chunk, RDMA_NOMSG).
+ */
+void echo_path(CLIENT *cl, size_t n, bool long_path)
+{
+	SVCXPRT *x = echo(cl, 1, 1);
+	struct rpcrdma_stats a = svc_stats_of(x), b;
+
+	ck_assert_ptr_eq(echo(cl, n, (uint32_t)n), x);
+	b = svc_stats_of(x);
+	ck_assert_uint_eq(b.recv_msg - a.recv_msg, long_path ? 0 : 1);
+	ck_assert_uint_eq(b.recv_nomsg - a.recv_nomsg, long_path ? 1 : 0);
+	ck_assert_uint_eq(b.read_chunks - a.read_chunks, long_path ? 1 : 0);
+	ck_assert_uint_eq(b.sent_msg - a.sent_msg, long_path ? 0 : 1);
+	ck_assert_uint_eq(b.sent_nomsg - a.sent_nomsg, long_path ? 1 : 0);
+	ck_assert_uint_eq(b.reply_chunks - a.reply_chunks, long_path ? 1 : 0);
+	ck_assert_uint_eq(b.sent_error, a.sent_error);
+}
+
+/* ---- crafted headers through a raw endpoint ---- */
+
+struct rpcrdma_ep *raw_connect(uint16_t port)
+{
+	struct sockaddr_in dst, src;
+	struct rpcrdma_opts o;
+	struct rpcrdma_ep_opts eo;
+	struct rpcrdma_ep *ep;
+
+	rpcrdma_opts_default(&o);
+	ck_assert_int_eq(rpcrdma_opts_to_ep(&o, &eo), 0);
+	memset(&dst, 0, sizeof(dst));
+	dst.sin_family = AF_INET;
+	dst.sin_port = htons(port);
+	inet_pton(AF_INET, addr_b, &dst.sin_addr);
+	memset(&src, 0, sizeof(src));
+	src.sin_family = AF_INET;
+	inet_pton(AF_INET, addr_a, &src.sin_addr);
+	ck_assert_int_eq(rpcrdma_ep_connect((struct sockaddr *)&dst,
+					    (struct sockaddr *)&src, &eo, &ep),
+			 0);
+	return ep;
+}
+
+void raw_send(struct rpcrdma_ep *ep, const uint32_t *w, size_t nw)
+{
+	uint32_t be[128];
+	struct iovec iov = { be, nw * 4 };
+
+	ck_assert_uint_le(nw, 128);
+	for (size_t i = 0; i < nw; i++)
+		be[i] = htonl(w[i]);
+	ck_assert_int_eq(rpcrdma_ep_send(ep, &iov, 1, 0), 0);
+}
+
+/* The next message must be exactly want[0..nw) (host-order words). */
+void raw_expect(struct rpcrdma_ep *ep, const uint32_t *want, size_t nw)
+{
+	struct rpcrdma_rx rx;
+
+	ck_assert_int_eq(rpcrdma_ep_poll(ep, &rx, 10000), 1);
+	ck_assert_uint_eq(rx.len, nw * 4);
+	for (size_t i = 0; i < nw; i++) {
+		uint32_t v;
+
+		memcpy(&v, rx.data + 4 * i, 4);
+		ck_assert_msg(ntohl(v) == want[i], "word %zu: %08x != %08x", i,
+			      ntohl(v), want[i]);
+	}
+	rpcrdma_ep_rx_done(ep, &rx);
+}
+
+/* An RDMA_MSG NULL call of xid, and its exact RDMA_MSG reply. */
+void raw_null_call(struct rpcrdma_ep *ep, uint32_t xid)
+{
+	/*
+	 * Transport header (RFC 8166 section 4.2): xid, vers 1, credits 1,
+	 * RDMA_MSG 0, three empty lists. RPC call (RFC 5531 section 9):
+	 * xid, CALL 0, rpcvers 2, prog, vers, proc 0, AUTH_NONE cred and
+	 * verifier (flavor 0, length 0 each).
+	 */
+	const uint32_t call[] = { xid, 1, 1, 0, 0, 0, 0,
+				  xid, 0, 2, T_PROG, T_VERS, 0, 0, 0, 0, 0 };
+	/*
+	 * Reply: xid, vers 1, credits 1 (we asked for 1), RDMA_MSG, three
+	 * empty lists; RPC: xid, REPLY 1, MSG_ACCEPTED 0, AUTH_NONE
+	 * verifier (0, 0), SUCCESS 0, and no results for NULL.
+	 */
+	const uint32_t reply[] = { xid, 1, 1, 0, 0, 0, 0,
+				   xid, 1, 0, 0, 0, 0 };
+
+	raw_send(ep, call, sizeof(call) / 4);
+	raw_expect(ep, reply, sizeof(reply) / 4);
+}

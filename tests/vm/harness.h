@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Scaffolding shared by the guest tests of the server side (t_svc.c,
+ * t_limits.c): a server on $RPCRDMA_ADDR_B in a thread looping on
+ * svc_getreq_poll with a small dispatch (NULL, ECHO, SLEEP), clients made
+ * the rpcgen way, and a raw engine endpoint for crafted transport headers.
+ * Failures are check assertions.
+ */
+#ifndef T_HARNESS_H
+#define T_HARNESS_H
+
+#include <check.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <pthread.h>
+#include <rpc/rpc.h>
+#include <rpcrdma/rpcrdma.h>
+#include "../../xprt_rdma/xprt.h"
+
+#define T_PROG		0x20000b01
+#define T_PROG2		0x20000b02
+#define T_PROG3		0x20000b03
+#define T_VERS		1
+#define P_ECHO		1	/* blob -> the same blob */
+#define P_SLEEP		2	/* u_int ms -> void, after sleeping ms */
+#define XP(f)		((xdrproc_t)(f))
+#define XVOID		((xdrproc_t)(void (*)(void))xdr_void)
+
+extern const char *addr_a, *addr_b;	/* $RPCRDMA_ADDR_A / _B */
+extern SVCXPRT *_Atomic last_xprt;	/* transport of the last call */
+extern const struct timeval tmo;	/* 60 s */
+
+uint16_t port_new(void);
+
+struct blob {
+	u_int len;
+	char *data;
+};
+bool_t xdr_blob(XDR *x, struct blob *b);
+/* n pseudo-random bytes from seed (malloc'ed). */
+char *mkdata(uint32_t seed, size_t n);
+
+void dispatch(struct svc_req *rq, SVCXPRT *x);
+
+struct srv {
+	SVCXPRT *lsn;
+	uint16_t port;
+	atomic_bool stop;
+	pthread_t th;
+};
+/* Listens on addr_b (a new port), T_PROG registered with dispatch. */
+void srv_start(struct srv *s, uint32_t max_msg);	/* credits 8 */
+void srv_start_opts(struct srv *s, const struct rpcrdma_opts *o);
+void srv_stop(struct srv *s);
+bool fd_registered(int fd);
+
+CLIENT *clnt_by_netid(uint16_t port);
+struct rpcrdma_stats svc_stats_of(SVCXPRT *x);
+void null_call(CLIENT *cl);
+/* Echo of n bytes, content checked; returns the server transport. */
+SVCXPRT *echo(CLIENT *cl, size_t n, uint32_t seed);
+void echo_path(CLIENT *cl, size_t n, bool long_path);
+
+/* A raw engine endpoint from addr_a to the server's port. */
+struct rpcrdma_ep *raw_connect(uint16_t port);
+/* Sends nw host-order words as one message. */
+void raw_send(struct rpcrdma_ep *ep, const uint32_t *w, size_t nw);
+/* The next message must be exactly want[0..nw) (host-order words). */
+void raw_expect(struct rpcrdma_ep *ep, const uint32_t *want, size_t nw);
+/* An RDMA_MSG NULL call of xid (credits 1), and its exact reply. */
+void raw_null_call(struct rpcrdma_ep *ep, uint32_t xid);
+
+#endif /* T_HARNESS_H */
