@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 
 #include "ep.h"
 
@@ -22,6 +23,17 @@
 #define EP_TX_EXTRA		8u	/* send buffers beyond credits */
 #define EP_RDMA_PER_RPC		2u	/* SQ room per credit for Read/Write */
 #define EP_SQ_SLACK		16u
+/*
+ * Local ACK timeout exponent (4.096 us << 18, about 1.07 s): with 6
+ * retries a peer that stops answering (its RDMA Read responses, its
+ * ACKs) fails our work requests after about 7.5 s, and the connection
+ * closes. Without it rxe waits forever: the timeout RDMA-CM derives for
+ * an accepted RoCE connection never fires.
+ */
+#define EP_ACK_TIMEOUT		18u
+/* Transport retries, as the Linux kernel uses: 6. rxe (like rnr_retry)
+ * reads 7 as "retry forever", so 7 would undo the ACK timeout above. */
+#define EP_RETRY_COUNT		6u
 #define EP_DEFAULT_TIMEOUT_MS	5000
 
 struct rpcrdma_listener {
@@ -113,6 +125,7 @@ static struct rpcrdma_ep *ep_alloc(const struct rpcrdma_ep_opts *o)
 		return NULL;
 	ep->opts = *o;
 	ep->epfd = -1;
+	ep->kickfd = -1;
 	ep->down_err = -ENOTCONN;
 	if (pthread_condattr_init(&ca))
 		goto out_free;
@@ -144,8 +157,11 @@ static void ep_free(struct rpcrdma_ep *ep)
 		__atomic_sub_fetch(&ep->conn_count->live, 1, __ATOMIC_RELEASE);
 		conn_count_put(ep->conn_count);
 	}
+	ep_xfer_release(ep);
 	if (ep->epfd >= 0)
 		close(ep->epfd);
+	if (ep->kickfd >= 0)
+		close(ep->kickfd);
 	if (ep->qp)
 		rdma_destroy_qp(ep->id);
 	if (ep->cq)
@@ -278,6 +294,14 @@ static int ep_setup(struct rpcrdma_ep *ep, struct rdma_cm_id *id)
 	qa.cap.max_recv_wr = ep->nrx;
 	qa.cap.max_send_sge = 1;	/* sends are copied, chunks contiguous */
 	qa.cap.max_recv_sge = 1;
+	{
+		uint8_t t = EP_ACK_TIMEOUT;
+
+		/* Older kernels lack the option: their default stands. */
+		(void)rdma_set_option(id, RDMA_OPTION_ID,
+				      RDMA_OPTION_ID_ACK_TIMEOUT, &t,
+				      sizeof(t));
+	}
 	if (rdma_create_qp(id, ep->pd, &qa))
 		return neg_errno(ENOMEM);
 	ep->qp = id->qp;
@@ -307,6 +331,12 @@ static int ep_setup(struct rpcrdma_ep *ep, struct rdma_cm_id *id)
 		return -errno;
 	ev.data.fd = ep->cm_ch->fd;
 	if (epoll_ctl(ep->epfd, EPOLL_CTL_ADD, ep->cm_ch->fd, &ev))
+		return -errno;
+	ep->kickfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (ep->kickfd < 0)
+		return -errno;
+	ev.data.fd = ep->kickfd;
+	if (epoll_ctl(ep->epfd, EPOLL_CTL_ADD, ep->kickfd, &ev))
 		return -errno;
 	return 0;
 }
@@ -478,7 +508,7 @@ int rpcrdma_ep_connect(const struct sockaddr *dst, const struct sockaddr *src,
 	/* >= 1 each: the Linux server refuses responder_resources 0. */
 	cp.responder_resources = ep->responder_resources;
 	cp.initiator_depth = ep->initiator_depth;
-	cp.retry_count = 7;
+	cp.retry_count = EP_RETRY_COUNT;
 	/* As the Linux client: an RNR NAK is fatal, never retried. Both sides
 	 * keep a receive posted for everything the peer may send (credits,
 	 * RFC 8166 section 3.3.1), so an RNR means a broken peer. */
@@ -680,7 +710,7 @@ static int listener_conn_req(struct rpcrdma_listener *l, struct rdma_cm_id *id,
 	}
 	cp.responder_resources = ep->responder_resources;
 	cp.initiator_depth = ep->initiator_depth;
-	cp.retry_count = 7;
+	cp.retry_count = EP_RETRY_COUNT;
 	/* A client sending more calls than granted gets an RNR NAK and loses
 	 * its connection rather than stalling the send queue (RFC 8166
 	 * section 3.3.1; the Linux client uses 0 too). */

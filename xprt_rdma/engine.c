@@ -14,12 +14,12 @@
 #include <poll.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ep.h"
 
 #define EP_POLL_BATCH		16
 #define EP_SEND_WAIT_MS		10000	/* longest a send waits for a buffer */
-#define EP_MAX_RD_WINDOW	16u
 
 uint64_t ep_now_ms(void)
 {
@@ -160,7 +160,7 @@ static int ep_wc(struct rpcrdma_ep *ep, const struct ibv_wc *wc)
 }
 
 /* Reaps the CQ in batches. Lock held. Returns receives queued. */
-static int ep_reap(struct rpcrdma_ep *ep)
+int ep_reap(struct rpcrdma_ep *ep)
 {
 	struct ibv_wc wc[EP_POLL_BATCH];
 	int n, i, got = 0;
@@ -174,6 +174,8 @@ static int ep_reap(struct rpcrdma_ep *ep)
 		for (i = 0; i < n; i++)
 			got += ep_wc(ep, &wc[i]);
 	} while (n == EP_POLL_BATCH);
+	if (ep->xf_count)
+		ep_xfer_progress(ep);
 	return got;
 }
 
@@ -272,6 +274,22 @@ void rpcrdma_ep_close(struct rpcrdma_ep *ep, int err)
 	pthread_mutex_lock(&ep->lock);
 	ep_mark_down(ep, err < 0 ? err : -ENOTCONN);
 	pthread_mutex_unlock(&ep->lock);
+}
+
+void rpcrdma_ep_kick(struct rpcrdma_ep *ep)
+{
+	uint64_t one = 1;
+
+	if (ep->kickfd >= 0 && write(ep->kickfd, &one, sizeof(one)) < 0)
+		return;	/* EAGAIN: already readable */
+}
+
+void rpcrdma_ep_unkick(struct rpcrdma_ep *ep)
+{
+	uint64_t v;
+
+	if (ep->kickfd >= 0 && read(ep->kickfd, &v, sizeof(v)) < 0)
+		return;	/* EAGAIN: was not readable */
 }
 
 struct rpcrdma_stats *rpcrdma_ep_stats(struct rpcrdma_ep *ep)
@@ -395,8 +413,14 @@ static int sq_room(struct rpcrdma_ep *ep, bool tx, uint64_t deadline)
 	}
 }
 
+bool ep_sq_free(const struct rpcrdma_ep *ep, uint32_t n, bool tx)
+{
+	return ep->sq_seq + n - ep->sq_done <= ep->sq_depth &&
+	       (!tx || ep->tx_count < ep->ntx);
+}
+
 /* Posts one SQ WR (sequence number assigned here). Lock held. */
-static int sq_post(struct rpcrdma_ep *ep, struct ibv_send_wr *wr, bool signal)
+int ep_sq_post(struct rpcrdma_ep *ep, struct ibv_send_wr *wr, bool signal)
 {
 	struct ibv_send_wr *bad;
 	uint64_t seq = ep->sq_seq + 1;
@@ -419,11 +443,7 @@ static int sq_post(struct rpcrdma_ep *ep, struct ibv_send_wr *wr, bool signal)
 int rpcrdma_ep_send(struct rpcrdma_ep *ep, const struct iovec *iov, int iovcnt,
 		    uint32_t inv_rkey)
 {
-	struct ibv_send_wr wr;
-	struct ibv_sge sge;
-	uint8_t *buf;
 	size_t total = 0;
-	uint32_t slot;
 	int i, ret;
 
 	if (iovcnt < 0 || (iovcnt && !iov))
@@ -437,8 +457,22 @@ int rpcrdma_ep_send(struct rpcrdma_ep *ep, const struct iovec *iov, int iovcnt,
 
 	pthread_mutex_lock(&ep->lock);
 	ret = sq_room(ep, true, deadline_of(EP_SEND_WAIT_MS));
-	if (ret)
-		goto out_unlock;
+	if (!ret)
+		ret = ep_tx_post(ep, iov, iovcnt, inv_rkey, false);
+	pthread_mutex_unlock(&ep->lock);
+	return ret;
+}
+
+int ep_tx_post(struct rpcrdma_ep *ep, const struct iovec *iov, int iovcnt,
+	       uint32_t inv_rkey, bool signal)
+{
+	struct ibv_send_wr wr;
+	struct ibv_sge sge;
+	uint32_t slot;
+	size_t total;
+	uint8_t *buf;
+	int i, ret;
+
 	slot = (ep->tx_head + ep->tx_count) % ep->ntx;
 	buf = ep->tx_mem + (size_t)slot * ep->tx_size;
 	for (i = 0, total = 0; i < iovcnt; i++) {
@@ -459,17 +493,15 @@ int rpcrdma_ep_send(struct rpcrdma_ep *ep, const struct iovec *iov, int iovcnt,
 		wr.opcode = IBV_WR_SEND;
 	}
 	/* Signal too when the ring is half full, so buffers come back. */
-	ret = sq_post(ep, &wr, ep->tx_count + 1 >= ep->ntx / 2 &&
-				      ep->sq_last_signaled <= ep->sq_done);
+	ret = ep_sq_post(ep, &wr, signal || (ep->tx_count + 1 >= ep->ntx / 2 &&
+					     ep->sq_last_signaled <= ep->sq_done));
 	if (ret)
-		goto out_unlock;
+		return ret;
 	ep->tx_seq[slot] = ep->sq_seq;
 	ep->tx_count++;
 	if (inv_rkey)
 		RPCRDMA_STAT_ADD(ep, remote_invalidations, 1);
-out_unlock:
-	pthread_mutex_unlock(&ep->lock);
-	return ret;
+	return 0;
 }
 
 /* Waits until every SQ WR up to seq completed. Lock held. */
@@ -573,7 +605,7 @@ static int ep_rdma(struct rpcrdma_ep *ep, bool read, uint8_t *local,
 			wr.wr.rdma.remote_addr = segs[i].offset + off;
 			wr.wr.rdma.rkey = segs[i].handle;
 			/* The last WR is signaled so sq_done reaches it. */
-			ret = sq_post(ep, &wr, read || done + chunk == len);
+			ret = ep_sq_post(ep, &wr, read || done + chunk == len);
 			if (ret)
 				return ret;
 			last = ep->sq_seq;

@@ -143,6 +143,55 @@ int rpcrdma_ep_write(struct rpcrdma_ep *ep, const void *local, uint64_t len,
 		     const struct rpcrdma_segment *segs, uint32_t nsegs,
 		     uint32_t *written, int timeout_ms);
 
+/* --- completion-driven transfers (xfer.c) --- */
+
+/*
+ * An asynchronous transfer: RDMA Reads of the peer's segments into local
+ * memory, or RDMA Writes of local memory into them (filled in order, each
+ * before the next) followed by a Send, or a Send alone. Started by
+ * rpcrdma_ep_xfer_start, which never waits: what the send queue, the send
+ * ring or the read depth cannot take now is posted, in order, as
+ * completions make room. The Writes and the Send are chained (RC delivers
+ * the Send after the Writes land), nothing waits for them. The caller owns
+ * the structure and every buffer it names until rpcrdma_ep_xfer_done hands
+ * it back with its status (0, or the connection's error: a transfer fails
+ * only with its connection).
+ */
+struct rpcrdma_xfer {
+	void *owner;				/* the caller's */
+	bool read;				/* Reads, else Writes */
+	void *local;				/* data read into or written */
+	uint64_t len;				/* its length (0: none) */
+	const struct rpcrdma_segment *segs;	/* the peer's segments */
+	uint32_t nsegs;
+	struct iovec send[2];			/* Send after the Writes, */
+	int send_cnt;				/* gathered (0: none) */
+	int status;				/* once done */
+
+	/* The engine's own. */
+	struct ibv_mr *mr;
+	uint32_t seg;				/* next segment to post */
+	uint64_t seg_off, posted;		/* progress in it / in all */
+	bool send_posted;
+	uint64_t last_seq;			/* last WR posted for it */
+	struct rpcrdma_xfer *next;
+};
+
+/* 0, or -EINVAL / -EMSGSIZE (the segments cannot hold or supply len) /
+ * -ENOTCONN / -errno of the registration: then nothing was started. */
+int rpcrdma_ep_xfer_start(struct rpcrdma_ep *ep, struct rpcrdma_xfer *x);
+/* A finished transfer (reaping the CQ first), or NULL. */
+struct rpcrdma_xfer *rpcrdma_ep_xfer_done(struct rpcrdma_ep *ep);
+/* Transfers started and not yet handed back. */
+uint32_t rpcrdma_ep_xfers(const struct rpcrdma_ep *ep);
+/* True when a finished transfer waits for rpcrdma_ep_xfer_done. */
+bool rpcrdma_ep_xfers_ready(struct rpcrdma_ep *ep);
+/* Makes the endpoint's fd readable (rpcrdma_ep_unkick clears it): for a
+ * caller that leaves work queued on purpose and wants poll() to bring it
+ * back. */
+void rpcrdma_ep_kick(struct rpcrdma_ep *ep);
+void rpcrdma_ep_unkick(struct rpcrdma_ep *ep);
+
 /* --- counters (stats.c) --- */
 
 /* Updates a counter of ep (NULL: the process totals only) and the process

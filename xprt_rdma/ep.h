@@ -17,6 +17,7 @@
 #define RPCRDMA_EP_H
 
 #include <pthread.h>
+#include <sys/uio.h>
 #include <rdma/rdma_cma.h>
 #include <infiniband/verbs.h>
 #include "engine.h"
@@ -26,6 +27,7 @@
 /* wr_id: receives carry their slot index and this tag; everything on the
  * send queue carries its sequence number (1, 2, ...). */
 #define EP_WR_RECV	(1ull << 63)
+#define EP_MAX_RD_WINDOW 16u	/* RDMA Reads in flight, at most */
 
 struct ep_rx_slot {
 	uint32_t len;
@@ -41,7 +43,8 @@ struct rpcrdma_ep {
 	struct ibv_comp_channel *comp_ch;
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
-	int epfd;			/* comp_ch->fd + cm_ch->fd */
+	int epfd;			/* comp_ch->fd + cm_ch->fd + kickfd */
+	int kickfd;			/* eventfd: rpcrdma_ep_kick */
 
 	struct rpcrdma_ep_opts opts;
 	struct rpcrdma_pvtdata local_pd;
@@ -87,6 +90,15 @@ struct rpcrdma_ep {
 	uint64_t sq_done;		/* all up to here completed */
 	uint64_t sq_last_signaled;
 
+	/* Transfers (xfer.c): waiting to be posted (FIFO), posted (in
+	 * sequence order), done. RDMA Reads in flight, by sequence. */
+	struct rpcrdma_xfer *xf_wait, *xf_wait_tail;
+	struct rpcrdma_xfer *xf_post, *xf_post_tail;
+	struct rpcrdma_xfer *xf_done, *xf_done_tail;
+	uint32_t xf_count;		/* started, not handed back */
+	uint64_t rd_seq[EP_MAX_RD_WINDOW];
+	uint32_t rd_head, rd_count;
+
 	/* Listener bookkeeping for not yet established connections. */
 	struct rpcrdma_listener *listener;
 	struct rpcrdma_ep *next_pending;
@@ -109,6 +121,22 @@ EP_HIDDEN void ep_mark_down(struct rpcrdma_ep *ep, int err);
 EP_HIDDEN void ep_drain(struct rpcrdma_ep *ep, int max_ms);
 EP_HIDDEN int ep_post_recv(struct rpcrdma_ep *ep, uint32_t idx);
 EP_HIDDEN uint64_t ep_now_ms(void);
+/* Reaps the CQ (then moves transfers on). Lock held. Receives queued. */
+EP_HIDDEN int ep_reap(struct rpcrdma_ep *ep);
+/* Room on the send queue for n more WRs, and a send buffer (lock held). */
+EP_HIDDEN bool ep_sq_free(const struct rpcrdma_ep *ep, uint32_t n, bool tx);
+/* Posts one SQ WR (its sequence number assigned). Lock held. */
+EP_HIDDEN int ep_sq_post(struct rpcrdma_ep *ep, struct ibv_send_wr *wr,
+			 bool signal);
+/* Copies the iov into the next send buffer and posts it as a Send (With
+ * Invalidate when inv_rkey); room checked by the caller. Lock held. */
+EP_HIDDEN int ep_tx_post(struct rpcrdma_ep *ep, const struct iovec *iov,
+			 int iovcnt, uint32_t inv_rkey, bool signal);
+/* xfer.c: posts what waits and retires what completed (lock held, after
+ * every reap); fails everything when the endpoint is down. */
+EP_HIDDEN void ep_xfer_progress(struct rpcrdma_ep *ep);
+/* xfer.c: releases what transfers still hold (teardown, after drain). */
+EP_HIDDEN void ep_xfer_release(struct rpcrdma_ep *ep);
 /* conn.c: handles this endpoint's own CM events without blocking. */
 EP_HIDDEN void ep_cm_events(struct rpcrdma_ep *ep);
 

@@ -11,9 +11,16 @@
  * xp_getargs, xp_reply, xp_freeargs), then xp_stat, looping while it says
  * XPRT_MOREREQS and destroying the transport when it says XPRT_DIED.
  *
- * A connection holds at most one call at a time (libtirpc dispatches
- * serially per transport): the received buffer stays with us until the
- * reply is sent or the next xp_recv gives up on it.
+ * Completion-driven: nothing whose timing the peer controls blocks the
+ * thread that runs svc_run. A connection has up to twice its credits of
+ * calls in progress (struct svc_call): a call with read chunks has its
+ * RDMA Reads posted and waits for them while the connection serves
+ * others; calls whose data is in wait for dispatch, which libtirpc does
+ * one at a time per transport; a reply's RDMA Writes and its Send are
+ * posted together and never waited on; a full send queue makes work wait
+ * in the engine (xfer.c), not the thread. Each xp_recv handles a bounded
+ * number of messages; xp_stat then lets other connections in and makes
+ * this one's fd readable again (rpcrdma_ep_kick).
  *
  * Flow control (RFC 8166 section 3.3.1): the grant is min(requested, our
  * maximum), bounded by the receives the engine provisioned; it does not
@@ -36,19 +43,10 @@
 #include <rpcrdma/splice.h>
 #include "xprt.h"
 
-/*
- * Bound on one RDMA Read or Write: 30 s plus 1 s per 128 KiB (Soft-RoCE
- * under emulation moves well under 1 MiB/s). The peer's adapter, not its
- * software, serves these, so a stuck one means a broken connection.
- */
-static int io_timeout_ms(uint64_t len)
-{
-	uint64_t ms = 30000 + (len >> 17) * 1000;
-
-	return ms > 600000 ? 600000 : (int)ms;
-}
-
 #define SVC_REPLY_INITIAL	4096u
+#define SVC_BURST		16u	/* messages per xp_recv */
+#define SVC_ROUNDS		4u	/* xp_recv rounds before others' turn */
+#define SVC_KEEP_BYTES		(256u << 10) /* per call, kept while idle */
 
 struct svc_lsn {
 	SVCXPRT xprt;
@@ -56,6 +54,41 @@ struct svc_lsn {
 	struct rpcrdma_listener *l;
 	struct rpcrdma_opts opts;
 	struct sockaddr_storage laddr;
+};
+
+struct svc_conn;
+
+/* One call in progress on a connection, from its receive to the
+ * completion of its reply's Send. */
+enum call_state {
+	CALL_FREE,
+	CALL_READING,		/* its RDMA Reads are in flight */
+	CALL_READY,		/* waiting for dispatch */
+	CALL_SERVING,		/* in the dispatch function */
+	CALL_SENDING,		/* its reply (or RDMA_ERROR) is posted */
+};
+
+struct svc_call {
+	struct svc_conn *c;
+	enum call_state state;
+	struct svc_call *next;		/* free list or ready queue */
+	bool has_rx;
+	struct rpcrdma_rx rx;		/* its message, until the reply */
+	struct rpcrdma_msg hdr;		/* its transport header */
+	size_t hlen;
+	const uint8_t *msg;		/* the RPC call, once gathered */
+	size_t msg_len;
+	struct rpcrdma_segment rdsegs[RPCRDMA_MAX_READ_SEGS];
+	uint8_t *rdbuf;			/* data pulled by RDMA Read */
+	size_t rdcap;
+	uint8_t *callbuf;		/* a call rebuilt by splicing */
+	size_t callcap;
+	struct rpcrdma_xfer xfer;	/* its Reads, then its reply */
+	bool reply_ok;
+	XDR reply;			/* growable encode stream */
+	uint8_t hbuf[RPCRDMA_HDR_FIXED + 4 + 4 + 4 + 8 +
+		     4 * (RPCRDMA_MAX_SEGS + RPCRDMA_MAX_WRITE_CHUNKS) +
+		     RPCRDMA_SEGMENT_WIRE * RPCRDMA_MAX_SEGS];
 };
 
 struct svc_conn {
@@ -68,20 +101,15 @@ struct svc_conn {
 	struct sockaddr_storage laddr, raddr;
 	bool dead;
 	uint32_t grant_max;		/* largest grant sent so far */
+	uint32_t rounds;		/* xp_recv rounds in a row */
 
-	/* The call being served, valid while have_call. */
-	bool have_call;
-	struct rpcrdma_rx rx;
-	struct rpcrdma_msg hdr;		/* its transport header */
-	uint32_t rpc_xid;
-	XDR args;			/* memory stream over the call */
-
-	/* Buffers reused from call to call. */
-	uint8_t *rdbuf;			/* data pulled by RDMA Read */
-	size_t rdcap;
-	uint8_t *callbuf;		/* a call rebuilt by splicing */
-	size_t callcap;
-	XDR reply;			/* growable encode stream */
+	struct svc_call *calls;		/* ncalls contexts */
+	uint32_t ncalls, inuse;
+	uint32_t active;		/* reading, ready or serving */
+	struct svc_call *free;
+	struct svc_call *ready, *ready_tail;
+	struct svc_call *serving;	/* handed to libtirpc */
+	XDR args;			/* memory stream over its call */
 };
 
 static const struct xp_ops lsn_ops;
@@ -156,14 +184,58 @@ static const char *netid_of(const struct sockaddr *sa)
 
 /* ---- connection transport ---- */
 
-/* Gives the received buffer back; the call is over. */
-static void conn_release_call(struct svc_conn *c)
+static void call_free_buffers(struct svc_call *k)
 {
-	if (!c->have_call)
-		return;
-	XDR_DESTROY(&c->args);
-	rpcrdma_ep_rx_done(c->ep, &c->rx);
-	c->have_call = false;
+	if (k->reply_ok)
+		rpcrdma_xdrgrow_destroy(&k->reply);
+	k->reply_ok = false;
+	free(k->rdbuf);
+	free(k->callbuf);
+	k->rdbuf = k->callbuf = NULL;
+	k->rdcap = k->callcap = 0;
+}
+
+/* A context for a new message, or NULL when all are in use. */
+static struct svc_call *call_get(struct svc_conn *c)
+{
+	struct svc_call *k = c->free;
+
+	if (!k)
+		return NULL;
+	c->free = k->next;
+	k->next = NULL;
+	k->has_rx = false;
+	k->msg = NULL;
+	k->msg_len = 0;
+	memset(&k->xfer, 0, sizeof(k->xfer));
+	k->xfer.owner = k;
+	c->inuse++;
+	return k;
+}
+
+/* Gives the received buffer back (the call's bytes are no longer needed). */
+static void call_drop_rx(struct svc_call *k)
+{
+	if (k->has_rx) {
+		rpcrdma_ep_rx_done(k->c->ep, &k->rx);
+		k->has_rx = false;
+	}
+}
+
+static void call_put(struct svc_call *k)
+{
+	struct svc_conn *c = k->c;
+
+	call_drop_rx(k);
+	if (k->state != CALL_SENDING && c->active)
+		c->active--;
+	k->state = CALL_FREE;
+	/* Idle connections give large buffers back (issue: bounded memory). */
+	if (k->rdcap > SVC_KEEP_BYTES || k->callcap > SVC_KEEP_BYTES)
+		call_free_buffers(k);
+	k->next = c->free;
+	c->free = k;
+	c->inuse--;
 }
 
 /* Our fatal error on this connection: close it (RFC 8166 section 4.5:
@@ -199,42 +271,55 @@ static uint32_t conn_grant(struct svc_conn *c, uint32_t requested)
 	return g;
 }
 
-static int conn_send_hdr(struct svc_conn *c, const struct rpcrdma_msg *m,
-			 const void *body, size_t body_len)
+/*
+ * Encodes m into k->hbuf and starts k's transfer: the Writes already set
+ * up in k->xfer (Long Reply), then one Send of the header and body. The
+ * call is then only waiting for its Send to complete (CALL_SENDING).
+ * Never waits; 0 or -errno (the connection is then closed).
+ */
+static int call_send(struct svc_call *k, const struct rpcrdma_msg *m,
+		     const void *body, size_t body_len)
 {
-	uint8_t hbuf[RPCRDMA_HDR_FIXED + 4 + 4 + 4 + 8 +
-		     4 * (RPCRDMA_MAX_SEGS + RPCRDMA_MAX_WRITE_CHUNKS) +
-		     RPCRDMA_SEGMENT_WIRE * RPCRDMA_MAX_SEGS];
-	struct iovec iov[2];
+	struct svc_conn *c = k->c;
 	size_t used;
 	int rc;
 
-	rc = rpcrdma_hdr_encode(m, hbuf, sizeof(hbuf), &used);
+	rc = rpcrdma_hdr_encode(m, k->hbuf, sizeof(k->hbuf), &used);
 	if (rc)
 		return rc;
-	iov[0].iov_base = hbuf;
-	iov[0].iov_len = used;
-	iov[1].iov_base = (void *)body;
-	iov[1].iov_len = body_len;
-	rc = rpcrdma_ep_send(c->ep, iov, body_len ? 2 : 1, 0);
-	if (rc)
+	k->xfer.send[0].iov_base = k->hbuf;
+	k->xfer.send[0].iov_len = used;
+	k->xfer.send[1].iov_base = (void *)(uintptr_t)body;
+	k->xfer.send[1].iov_len = body_len;
+	k->xfer.send_cnt = body_len ? 2 : 1;
+	call_drop_rx(k);
+	if (k->state != CALL_SENDING && c->active)
+		c->active--;
+	k->state = CALL_SENDING;
+	rc = rpcrdma_ep_xfer_start(c->ep, &k->xfer);
+	if (rc) {
 		conn_send_failed(c, rc);
+		call_put(k);
+	}
 	return rc;
 }
 
 /*
- * RDMA_ERROR (RFC 8166 section 4.2.4 / 5): ERR_VERS carries the range of
- * versions we support (1..1), ERR_CHUNK nothing more.
+ * RDMA_ERROR (RFC 8166 section 4.2.4 / 5) in answer to k's message: ERR_VERS
+ * carries the range of versions we support (1..1), ERR_CHUNK nothing more.
  */
-static void conn_send_error(struct svc_conn *c, uint32_t xid,
-			    uint32_t requested, enum rpcrdma_errcode err)
+static void call_send_error(struct svc_call *k, enum rpcrdma_errcode err)
 {
+	struct svc_conn *c = k->c;
 	struct rpcrdma_msg m;
 
-	rpcrdma_msg_init_error(&m, xid, conn_grant(c, requested), err);
+	rpcrdma_msg_init_error(&m, k->hdr.xid, conn_grant(c, k->hdr.credits),
+			       err);
 	m.vers_low = RPCRDMA_VERSION;
 	m.vers_high = RPCRDMA_VERSION;
-	if (conn_send_hdr(c, &m, NULL, 0))
+	memset(&k->xfer, 0, sizeof(k->xfer));
+	k->xfer.owner = k;
+	if (call_send(k, &m, NULL, 0))
 		return;
 	STAT_INC(c, sent_error);
 	if (err == RPCRDMA_ERR_VERS)
@@ -258,110 +343,143 @@ static int grow(uint8_t **buf, size_t *cap, size_t need)
 }
 
 /*
- * Pulls every read chunk of the call (RFC 8166 section 3.5.3) and
- * rebuilds the RPC message: for RDMA_NOMSG the position-zero chunk is the
- * message, for RDMA_MSG the inline part; chunks at nonzero positions are
- * spliced in at their XDR positions. 0 with *msg / *len, -EMSGSIZE when
- * the call is larger than max_msg or malformed (the caller answers
+ * Posts the RDMA Reads of every read chunk of k (RFC 8166 section 3.5.3)
+ * into k->rdbuf, in the order of the read list; the call waits for them
+ * in CALL_READING while the connection serves others. -EMSGSIZE when the
+ * chunks are larger than max_msg or carry no call (the caller answers
  * ERR_CHUNK), or another -errno.
  */
-static int conn_gather_call(struct svc_conn *c, const uint8_t *inl,
-			    size_t inl_len, const uint8_t **msg, size_t *len)
+static int call_start_reads(struct svc_call *k)
 {
-	const struct rpcrdma_msg *h = &c->hdr;
-	struct rpcrdma_segment segs[RPCRDMA_MAX_READ_SEGS];
-	struct rpcrdma_piece pieces[RPCRDMA_MAX_READ_SEGS];
-	uint32_t npieces = 0, i, j, n;
-	uint64_t total = 0, off = 0;
-	bool nomsg = h->proc == RPCRDMA_NOMSG;
+	const struct rpcrdma_msg *h = &k->hdr;
+	uint64_t total = 0;
+	uint32_t i;
 	int rc;
 
 	/* RDMA_NOMSG without a position-zero chunk carries no call. */
-	if (nomsg && (h->nreads == 0 || h->reads[0].position != 0))
+	if (h->proc == RPCRDMA_NOMSG &&
+	    (h->nreads == 0 || h->reads[0].position != 0))
 		return -EMSGSIZE;
-	for (i = 0; i < h->nreads; i++)
+	for (i = 0; i < h->nreads; i++) {
+		k->rdsegs[i] = h->reads[i].seg;
 		total += h->reads[i].seg.length;
-	if (total > c->max_msg)
+	}
+	if (total > k->c->max_msg || total == 0)
 		return -EMSGSIZE;
-	rc = grow(&c->rdbuf, &c->rdcap, total ? (size_t)total : 1);
+	rc = grow(&k->rdbuf, &k->rdcap, (size_t)total);
 	if (rc)
 		return rc;
+	k->xfer.read = true;
+	k->xfer.local = k->rdbuf;
+	k->xfer.len = total;
+	k->xfer.segs = k->rdsegs;
+	k->xfer.nsegs = h->nreads;
+	k->state = CALL_READING;
+	rc = rpcrdma_ep_xfer_start(k->c->ep, &k->xfer);
+	if (rc == 0)
+		STAT_INC(k->c, read_chunks);
+	return rc;
+}
+
+/*
+ * The reads of k are in: rebuild the RPC message. For RDMA_NOMSG the
+ * position-zero chunk is the message, for RDMA_MSG the inline part;
+ * chunks at nonzero positions are spliced in at their XDR positions.
+ * 0, or -EMSGSIZE (the caller answers ERR_CHUNK).
+ */
+static int call_finish_reads(struct svc_call *k)
+{
+	const struct rpcrdma_msg *h = &k->hdr;
+	struct rpcrdma_piece pieces[RPCRDMA_MAX_READ_SEGS];
+	const uint8_t *inl = k->rx.data + k->hlen;
+	size_t inl_len = k->rx.len - k->hlen;
+	uint32_t npieces = 0, i, j;
+	uint64_t off = 0;
+	bool nomsg = h->proc == RPCRDMA_NOMSG;
 
 	/* One chunk = consecutive read segments sharing a position. */
 	for (i = 0; i < h->nreads; i = j) {
 		uint32_t pos = h->reads[i].position;
 		uint64_t clen = 0;
 
-		for (j = i, n = 0; j < h->nreads &&
-		     h->reads[j].position == pos; j++, n++) {
-			segs[n] = h->reads[j].seg;
-			clen += segs[n].length;
-		}
-		rc = rpcrdma_ep_read(c->ep, c->rdbuf + off, clen, segs, n,
-				     io_timeout_ms(clen));
-		if (rc) {
-			/* The peer's segments failed us (bad rkey, timeout,
-			 * lost connection): nothing on this connection can
-			 * be trusted to complete. */
-			conn_fail(c, rc);
-			return rc;
-		}
-		STAT_INC(c, read_chunks);
+		for (j = i; j < h->nreads && h->reads[j].position == pos; j++)
+			clen += h->reads[j].seg.length;
 		if (pos == 0 && nomsg && i == 0) {
-			inl = c->rdbuf + off;
+			inl = k->rdbuf + off;
 			inl_len = (size_t)clen;
 		} else {
 			if (clen > UINT32_MAX)
 				return -EMSGSIZE;
 			pieces[npieces].position = pos;
-			pieces[npieces].data = c->rdbuf + off;
+			pieces[npieces].data = k->rdbuf + off;
 			pieces[npieces].length = (uint32_t)clen;
 			npieces++;
 		}
 		off += clen;
 	}
-
 	if (npieces == 0) {
-		if (inl_len > c->max_msg)
+		if (inl_len > k->c->max_msg)
 			return -EMSGSIZE;
-		*msg = inl;
-		*len = inl_len;
+		k->msg = inl;
+		k->msg_len = inl_len;
 		return 0;
 	}
-	rc = grow(&c->callbuf, &c->callcap, c->max_msg);
-	if (rc)
-		return rc;
-	rc = rpcrdma_splice(inl, inl_len, pieces, npieces, c->callbuf,
-			    c->max_msg, len);
-	if (rc)
+	if (grow(&k->callbuf, &k->callcap, k->c->max_msg))
 		return -EMSGSIZE;
-	*msg = c->callbuf;
+	if (rpcrdma_splice(inl, inl_len, pieces, npieces, k->callbuf,
+			   k->c->max_msg, &k->msg_len))
+		return -EMSGSIZE;
+	k->msg = k->callbuf;
 	return 0;
 }
 
+static void ready_push(struct svc_conn *c, struct svc_call *k)
+{
+	k->state = CALL_READY;
+	k->next = NULL;
+	if (c->ready_tail)
+		c->ready_tail->next = k;
+	else
+		c->ready = k;
+	c->ready_tail = k;
+}
+
+static struct svc_call *ready_pop(struct svc_conn *c)
+{
+	struct svc_call *k = c->ready;
+
+	if (k) {
+		c->ready = k->next;
+		if (!c->ready)
+			c->ready_tail = NULL;
+		k->next = NULL;
+	}
+	return k;
+}
+
 /* Counts an RDMA_ERROR the client sent us; it is then dropped. */
-static void conn_count_error_recv(struct svc_conn *c)
+static void conn_count_error_recv(struct svc_conn *c,
+				  const struct rpcrdma_msg *h)
 {
 	STAT_INC(c, recv_error);
-	if (c->hdr.err == RPCRDMA_ERR_VERS)
+	if (h->err == RPCRDMA_ERR_VERS)
 		STAT_INC(c, err_vers_recv);
 	else
 		STAT_INC(c, err_chunk_recv);
 }
 
 /*
- * Takes one received message. Returns 1 with a call ready for dispatch,
- * 0 when the message was consumed (answered with RDMA_ERROR or dropped).
+ * Takes one received message into k: answered with RDMA_ERROR or dropped
+ * (k freed), ready for dispatch (inline), or waiting for its RDMA Reads.
  */
-static int conn_take(struct svc_conn *c, struct rpc_msg *msg)
+static void call_take(struct svc_call *k)
 {
+	struct svc_conn *c = k->c;
 	enum rpcrdma_hdr_err herr;
-	const uint8_t *call;
-	size_t hlen, call_len;
 	int rc;
 
-	herr = rpcrdma_hdr_decode(c->rx.data, c->rx.len, &c->lim, &c->hdr,
-				  &hlen);
+	herr = rpcrdma_hdr_decode(k->rx.data, k->rx.len, &c->lim, &k->hdr,
+				  &k->hlen);
 	if (herr != RPCRDMA_HDR_OK) {
 		STAT_INC(c, bad_headers);
 		/*
@@ -369,15 +487,15 @@ static int conn_take(struct svc_conn *c, struct rpc_msg *msg)
 		 * Never answer an RDMA_ERROR with another (a malformed one
 		 * included), or two peers could ping-pong forever.
 		 */
-		if (c->rx.len >= RPCRDMA_HDR_FIXED &&
+		if (k->rx.len >= RPCRDMA_HDR_FIXED &&
 		    (herr == RPCRDMA_HDR_EVERS ||
-		     c->hdr.proc != RPCRDMA_ERROR))
-			conn_send_error(c, c->hdr.xid, c->hdr.credits,
-					rpcrdma_hdr_err_to_wire(herr));
-		return 0;
+		     k->hdr.proc != RPCRDMA_ERROR))
+			call_send_error(k, rpcrdma_hdr_err_to_wire(herr));
+		else
+			call_put(k);
+		return;
 	}
-
-	switch (c->hdr.proc) {
+	switch (k->hdr.proc) {
 	case RPCRDMA_MSG:
 		STAT_INC(c, recv_msg);
 		break;
@@ -385,80 +503,164 @@ static int conn_take(struct svc_conn *c, struct rpc_msg *msg)
 		STAT_INC(c, recv_nomsg);
 		break;
 	case RPCRDMA_ERROR:
-		conn_count_error_recv(c);
-		return 0;
+		conn_count_error_recv(c, &k->hdr);
+		call_put(k);
+		return;
 	default:
-		return 0;
+		call_put(k);
+		return;
 	}
-
-	rc = conn_gather_call(c, c->rx.data + hlen, c->rx.len - hlen,
-			      &call, &call_len);
-	if (rc) {
+	if (k->hdr.nreads == 0) {
+		if (k->hdr.proc == RPCRDMA_NOMSG) {
+			/* RDMA_NOMSG with no position-zero chunk: no call. */
+			call_send_error(k, RPCRDMA_ERR_CHUNK);
+			return;
+		}
+		k->msg = k->rx.data + k->hlen;
+		k->msg_len = k->rx.len - k->hlen;
+		ready_push(c, k);
+		return;
+	}
+	rc = call_start_reads(k);
+	if (rc == -EMSGSIZE) {
 		/* RFC 8166 section 4.5.3: chunks we cannot process. */
-		if (rc == -EMSGSIZE && !c->dead)
-			conn_send_error(c, c->hdr.xid, c->hdr.credits,
-					RPCRDMA_ERR_CHUNK);
-		return 0;
+		call_send_error(k, RPCRDMA_ERR_CHUNK);
+	} else if (rc) {
+		conn_fail(c, rc);
+		call_put(k);
 	}
+}
 
-	/* An RPC message we cannot parse is dropped, as svc_vc does. */
-	xdrmem_create(&c->args, (char *)call, (u_int)call_len, XDR_DECODE);
+/* Moves on the transfers that finished: reads make calls ready, sends
+ * free their call. */
+static void conn_reap_xfers(struct svc_conn *c)
+{
+	struct rpcrdma_xfer *x;
+
+	while ((x = rpcrdma_ep_xfer_done(c->ep))) {
+		struct svc_call *k = x->owner;
+
+		if (x->status) {
+			/* The connection is gone or the peer's segments
+			 * failed us (bad rkey): nothing on it completes. */
+			conn_fail(c, x->status);
+			call_put(k);
+			continue;
+		}
+		if (k->state == CALL_SENDING) {
+			call_put(k);
+			continue;
+		}
+		memset(&k->xfer, 0, sizeof(k->xfer));
+		k->xfer.owner = k;
+		if (call_finish_reads(k))
+			call_send_error(k, RPCRDMA_ERR_CHUNK);
+		else
+			ready_push(c, k);
+	}
+}
+
+/*
+ * Hands the ready call k to libtirpc: parses its RPC header into msg.
+ * An RPC message we cannot parse is dropped, as svc_vc does.
+ */
+static bool call_parse(struct svc_call *k, struct rpc_msg *msg)
+{
+	struct svc_conn *c = k->c;
+
+	xdrmem_create(&c->args, (char *)(uintptr_t)k->msg, (u_int)k->msg_len,
+		      XDR_DECODE);
 	if (!xdr_callmsg(&c->args, msg)) {
 		XDR_DESTROY(&c->args);
-		return 0;
+		call_put(k);
+		return false;
 	}
 	/* RFC 8166 section 4.2.1: rdma_xid repeats the RPC message's XID;
 	 * the reply would otherwise be matched to the wrong call. */
-	if (msg->rm_xid != c->hdr.xid) {
+	if (msg->rm_xid != k->hdr.xid) {
 		XDR_DESTROY(&c->args);
 		STAT_INC(c, xid_mismatches);
-		conn_send_error(c, c->hdr.xid, c->hdr.credits,
-				RPCRDMA_ERR_CHUNK);
-		return 0;
+		call_send_error(k, RPCRDMA_ERR_CHUNK);
+		return false;
 	}
-	c->rpc_xid = msg->rm_xid;
-	return 1;
+	k->state = CALL_SERVING;
+	c->serving = k;
+	return true;
 }
 
+/* The call being dispatched is over (replied, or abandoned by a
+ * dispatcher that never replied). */
+static void conn_end_serving(struct svc_conn *c)
+{
+	struct svc_call *k = c->serving;
+
+	if (!k)
+		return;
+	XDR_DESTROY(&c->args);
+	c->serving = NULL;
+	if (k->state == CALL_SERVING)
+		call_put(k);
+}
+
+/*
+ * libtirpc's xp_recv: moves the connection's calls on (finished reads,
+ * finished replies, new messages) and hands over the next ready call.
+ * Bounded: at most SVC_BURST messages per call, so that one busy or
+ * hostile connection cannot hold svc_run (conn_stat brings it back).
+ */
 static bool_t conn_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 {
 	struct svc_conn *c = to_conn(xprt);
+	struct svc_call *k;
+	struct rpcrdma_rx rx;
+	unsigned int budget = SVC_BURST;
 	int rc;
 
-	/* A call the dispatcher never answered is abandoned here. */
-	conn_release_call(c);
-	if (c->dead)
-		return FALSE;
-	for (;;) {
-		rc = rpcrdma_ep_poll(c->ep, &c->rx, 0);
+	conn_end_serving(c);
+	rpcrdma_ep_unkick(c->ep);
+	while (!c->dead) {
+		conn_reap_xfers(c);
+		while ((k = ready_pop(c)))
+			if (call_parse(k, msg))
+				return TRUE;
+		if (c->dead || budget-- == 0)
+			break;
+		rc = rpcrdma_ep_poll(c->ep, &rx, 0);
 		if (rc < 0) {
 			c->dead = true;
-			return FALSE;
+			break;
 		}
-		if (rc == 0)
-			return FALSE;
+		if (rc == 0) {
+			/* The poll may have reaped finished transfers. */
+			if (c->ready || rpcrdma_ep_xfers_ready(c->ep))
+				continue;
+			break;
+		}
 		/*
 		 * Every message queued behind this one was sent before our
-		 * reply to it, so together they are calls outstanding at
-		 * once: more than ever granted breaks RFC 8166 section
-		 * 3.3.1. Before the first grant the provisioned credits
-		 * bound it.
+		 * reply to it, so with the calls in progress they are all
+		 * outstanding at once: more than ever granted breaks RFC
+		 * 8166 section 3.3.1. Before the first grant the
+		 * provisioned credits bound it.
 		 */
-		if (1 + rpcrdma_ep_rx_queued(c->ep) >
-		    (c->grant_max ? c->grant_max : rpcrdma_ep_credits(c->ep))) {
+		k = call_get(c);
+		if (!k || c->active + 1 + rpcrdma_ep_rx_queued(c->ep) >
+			      (c->grant_max ? c->grant_max
+					    : rpcrdma_ep_credits(c->ep))) {
 			STAT_INC(c, credit_overruns);
-			rpcrdma_ep_rx_done(c->ep, &c->rx);
+			rpcrdma_ep_rx_done(c->ep, &rx);
+			if (k)
+				call_put(k);
 			conn_fail(c, -EPROTO);
-			return FALSE;
+			break;
 		}
-		if (conn_take(c, msg) == 1) {
-			c->have_call = true;
-			return TRUE;
-		}
-		rpcrdma_ep_rx_done(c->ep, &c->rx);
-		if (c->dead)
-			return FALSE;
+		k->rx = rx;
+		k->has_rx = true;
+		k->state = CALL_READING;	/* counted as in progress */
+		c->active++;
+		call_take(k);
 	}
+	return FALSE;
 }
 
 static enum xprt_stat conn_stat(SVCXPRT *xprt)
@@ -467,8 +669,15 @@ static enum xprt_stat conn_stat(SVCXPRT *xprt)
 
 	if (c->dead || !rpcrdma_ep_connected(c->ep))
 		return XPRT_DIED;
-	if (rpcrdma_ep_rx_pending(c->ep))
-		return XPRT_MOREREQS;
+	if (c->ready || rpcrdma_ep_rx_pending(c->ep) ||
+	    rpcrdma_ep_xfers_ready(c->ep)) {
+		/* More right now; after a few rounds let the others in, and
+		 * make our fd readable so that poll() comes back to us. */
+		if (++c->rounds < SVC_ROUNDS)
+			return XPRT_MOREREQS;
+		rpcrdma_ep_kick(c->ep);
+	}
+	c->rounds = 0;
 	return XPRT_IDLE;
 }
 
@@ -477,7 +686,7 @@ static bool_t conn_getargs(SVCXPRT *xprt, xdrproc_t xargs, void *argsp)
 	struct svc_conn *c = to_conn(xprt);
 	SVCAUTH *auth = &SVC_XP_AUTH(xprt);
 
-	if (!c->have_call)
+	if (!c->serving)
 		return FALSE;
 	c->args.x_op = XDR_DECODE;
 	if (auth->svc_ah_ops)
@@ -496,13 +705,21 @@ static bool_t conn_freeargs(SVCXPRT *xprt, xdrproc_t xargs, void *argsp)
 }
 
 /* Encodes the reply as svc_vc does, letting the auth flavour wrap it. */
-static bool conn_encode_reply(struct svc_conn *c, struct rpc_msg *msg)
+static bool call_encode_reply(struct svc_call *k, struct rpc_msg *msg)
 {
-	SVCAUTH *auth = &SVC_XP_AUTH(&c->xprt);
-	XDR *x = &c->reply;
+	SVCAUTH *auth = &SVC_XP_AUTH(&k->c->xprt);
+	XDR *x = &k->reply;
 
+	if (!k->reply_ok) {
+		uint32_t max = k->c->max_msg;
+
+		if (rpcrdma_xdrgrow_create(x, SVC_REPLY_INITIAL < max ?
+					   SVC_REPLY_INITIAL : max, max))
+			return false;
+		k->reply_ok = true;
+	}
 	rpcrdma_xdrgrow_reset(x);
-	msg->rm_xid = c->rpc_xid;
+	msg->rm_xid = k->hdr.xid;
 	if (auth->svc_ah_ops && msg->rm_reply.rp_stat == MSG_ACCEPTED &&
 	    msg->acpted_rply.ar_stat == SUCCESS) {
 		xdrproc_t proc = msg->acpted_rply.ar_results.proc;
@@ -552,53 +769,54 @@ static int add_unused_writes(const struct rpcrdma_msg *call,
 
 /*
  * Long Reply (RFC 8166 section 3.5.4): the reply goes into the reply
- * chunk by RDMA Write, then RDMA_NOMSG carries the chunk back with the
- * lengths actually written (section 4.2.1.3 / 3.6).
+ * chunk by RDMA Write, each segment filled before the next; RDMA_NOMSG
+ * carries the chunk back with the lengths written (sections 4.2.1.3 and
+ * 3.6), chained behind the Writes.
  */
-static int conn_send_long(struct svc_conn *c, uint32_t grant,
+static int call_send_long(struct svc_call *k, uint32_t grant,
 			  const void *body, size_t len)
 {
-	const struct rpcrdma_chunk *rc = &c->hdr.reply;
-	const struct rpcrdma_segment *segs = &c->hdr.segs[rc->first];
-	uint32_t written[RPCRDMA_MAX_SEGS];
+	const struct rpcrdma_chunk *rc = &k->hdr.reply;
+	const struct rpcrdma_segment *segs = &k->hdr.segs[rc->first];
 	struct rpcrdma_msg m;
+	uint64_t left = len;
 	uint32_t i;
 	int err;
 
-	memset(written, 0, sizeof(written));
-	err = rpcrdma_ep_write(c->ep, body, len, segs, rc->nsegs, written,
-			       io_timeout_ms(len));
-	if (err) {
-		/* -EMSGSIZE: the chunk is too small (ERR_CHUNK); anything
-		 * else is the connection's end. */
-		if (err != -EMSGSIZE)
-			conn_send_failed(c, err);
-		return err;
-	}
-	rpcrdma_msg_init(&m, c->hdr.xid, grant, RPCRDMA_NOMSG);
-	err = add_unused_writes(&c->hdr, &m);
+	rpcrdma_msg_init(&m, k->hdr.xid, grant, RPCRDMA_NOMSG);
+	err = add_unused_writes(&k->hdr, &m);
 	if (err)
 		return err;
 	/* Every segment goes back, unfilled ones with length zero. */
 	for (i = 0; i < rc->nsegs; i++) {
 		struct rpcrdma_segment s = segs[i];
 
-		s.length = written[i];
+		s.length = left < s.length ? (uint32_t)left : s.length;
+		left -= s.length;
 		err = rpcrdma_msg_add_reply_seg(&m, &s);
 		if (err)
 			return err;
 	}
-	err = conn_send_hdr(c, &m, NULL, 0);
+	if (left)
+		return -EMSGSIZE;
+	memset(&k->xfer, 0, sizeof(k->xfer));
+	k->xfer.owner = k;
+	k->xfer.local = (void *)(uintptr_t)body;
+	k->xfer.len = len;
+	k->xfer.segs = segs;
+	k->xfer.nsegs = rc->nsegs;
+	err = call_send(k, &m, NULL, 0);
 	if (err)
 		return err;
-	STAT_INC(c, sent_nomsg);
-	STAT_INC(c, reply_chunks);
+	STAT_INC(k->c, sent_nomsg);
+	STAT_INC(k->c, reply_chunks);
 	return 0;
 }
 
 static bool_t conn_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 {
 	struct svc_conn *c = to_conn(xprt);
+	struct svc_call *k = c->serving;
 	struct rpcrdma_chunk_cap reply_cap = { 0, 0 };
 	struct rpcrdma_chunk_cap writes[RPCRDMA_MAX_WRITE_CHUNKS];
 	struct rpcrdma_reply_plan plan;
@@ -609,34 +827,36 @@ static bool_t conn_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 	uint32_t i;
 	int rc = -EINVAL;
 
-	if (!c->have_call || c->dead)
+	if (!k || k->state != CALL_SERVING || c->dead)
 		return FALSE;
-	grant = conn_grant(c, c->hdr.credits);
-	if (!conn_encode_reply(c, msg))
+	grant = conn_grant(c, k->hdr.credits);
+	if (!call_encode_reply(k, msg))
 		goto out_err_chunk;	/* larger than max_msg */
-	body = rpcrdma_xdrgrow_buf(&c->reply, &len);
-	if (c->hdr.has_reply) {
-		reply_cap.nsegs = c->hdr.reply.nsegs;
-		reply_cap.bytes = rpcrdma_chunk_length(&c->hdr, &c->hdr.reply);
+	body = rpcrdma_xdrgrow_buf(&k->reply, &len);
+	if (k->hdr.has_reply) {
+		reply_cap.nsegs = k->hdr.reply.nsegs;
+		reply_cap.bytes = rpcrdma_chunk_length(&k->hdr, &k->hdr.reply);
 	}
-	for (i = 0; i < c->hdr.nwrites; i++) {
-		writes[i].nsegs = c->hdr.writes[i].nsegs;
-		writes[i].bytes = rpcrdma_chunk_length(&c->hdr,
-						       &c->hdr.writes[i]);
+	for (i = 0; i < k->hdr.nwrites; i++) {
+		writes[i].nsegs = k->hdr.writes[i].nsegs;
+		writes[i].bytes = rpcrdma_chunk_length(&k->hdr,
+						       &k->hdr.writes[i]);
 	}
 	send_max = rpcrdma_ep_inline(c->ep)->send_max;
 	/* No DDP yet (no items): offered write chunks go back unused. */
 	rc = rpcrdma_plan_reply((uint32_t)len, NULL, 0, 0, send_max, writes,
-				c->hdr.nwrites, &reply_cap, &plan);
+				k->hdr.nwrites, &reply_cap, &plan);
 	if (rc)
 		goto out_err_chunk;
+	memset(&k->xfer, 0, sizeof(k->xfer));
+	k->xfer.owner = k;
 	if (plan.kind == RPCRDMA_REPLY_LONG) {
-		rc = conn_send_long(c, grant, body, len);
+		rc = call_send_long(k, grant, body, len);
 	} else {
-		rpcrdma_msg_init(&m, c->hdr.xid, grant, RPCRDMA_MSG);
-		rc = add_unused_writes(&c->hdr, &m);
+		rpcrdma_msg_init(&m, k->hdr.xid, grant, RPCRDMA_MSG);
+		rc = add_unused_writes(&k->hdr, &m);
 		if (!rc)
-			rc = conn_send_hdr(c, &m, body, len);
+			rc = call_send(k, &m, body, len);
 		if (!rc)
 			STAT_INC(c, sent_msg);
 	}
@@ -648,10 +868,11 @@ out_err_chunk:
 	 * missing or too small, header too large, offered chunks unusable):
 	 * the requester gets ERR_CHUNK rather than silence.
 	 */
-	conn_send_error(c, c->hdr.xid, c->hdr.credits, RPCRDMA_ERR_CHUNK);
+	call_send_error(k, RPCRDMA_ERR_CHUNK);
 	rc = -EMSGSIZE;
 out:
-	conn_release_call(c);
+	XDR_DESTROY(&c->args);
+	c->serving = NULL;
 	return rc == 0;
 }
 
@@ -659,15 +880,19 @@ static void conn_destroy(SVCXPRT *xprt)
 {
 	struct svc_conn *c = to_conn(xprt);
 	SVCAUTH *auth = &SVC_XP_AUTH(xprt);
+	uint32_t i;
 
 	xprt_unregister(xprt);
-	conn_release_call(c);
+	if (c->serving)
+		XDR_DESTROY(&c->args);
 	if (auth->svc_ah_ops && auth->svc_ah_ops->svc_ah_destroy)
 		SVCAUTH_DESTROY(auth);
+	/* The endpoint first: it drains the QP and releases the transfers,
+	 * so no work request still points into the calls' buffers. */
 	rpcrdma_ep_destroy(c->ep);
-	rpcrdma_xdrgrow_destroy(&c->reply);
-	free(c->rdbuf);
-	free(c->callbuf);
+	for (i = 0; i < c->ncalls; i++)
+		call_free_buffers(&c->calls[i]);
+	free(c->calls);
 	free(xprt->xp_netid);
 	free(c);
 }
@@ -713,6 +938,7 @@ static int conn_create(struct svc_lsn *lsn, struct rpcrdma_ep *ep)
 {
 	const struct sockaddr *peer = rpcrdma_ep_peer(ep);
 	struct svc_conn *c;
+	uint32_t i;
 	int rc;
 
 	c = calloc(1, sizeof(*c));
@@ -722,16 +948,24 @@ static int conn_create(struct svc_lsn *lsn, struct rpcrdma_ep *ep)
 	c->max_msg = lsn->opts.max_msg;
 	c->max_credits = lsn->opts.credits;
 	rpcrdma_limits_default(&c->lim);
-	rc = rpcrdma_xdrgrow_create(&c->reply, SVC_REPLY_INITIAL < c->max_msg ?
-				    SVC_REPLY_INITIAL : c->max_msg,
-				    c->max_msg);
-	if (rc)
+	/* Calls in progress are bounded by the grant; as many again may
+	 * be waiting only for their reply's Send to complete. */
+	c->ncalls = 2 * rpcrdma_ep_credits(ep);
+	c->calls = calloc(c->ncalls, sizeof(*c->calls));
+	if (!c->calls) {
+		rc = -ENOMEM;
 		goto out_free;
+	}
+	for (i = c->ncalls; i-- > 0;) {
+		c->calls[i].c = c;
+		c->calls[i].next = c->free;
+		c->free = &c->calls[i];
+	}
 	c->xprt.xp_netid = strdup(netid_of(peer ? peer :
 				  (const struct sockaddr *)&lsn->laddr));
 	if (!c->xprt.xp_netid) {
 		rc = -ENOMEM;
-		goto out_xdr;
+		goto out_calls;
 	}
 	c->xprt.xp_fd = rpcrdma_ep_fd(ep);
 	c->xprt.xp_ops = &conn_ops;
@@ -743,8 +977,8 @@ static int conn_create(struct svc_lsn *lsn, struct rpcrdma_ep *ep)
 	xprt_register(&c->xprt);
 	return 0;
 
-out_xdr:
-	rpcrdma_xdrgrow_destroy(&c->reply);
+out_calls:
+	free(c->calls);
 out_free:
 	free(c);
 	return rc;

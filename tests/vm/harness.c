@@ -281,3 +281,16 @@ void raw_null_call(struct rpcrdma_ep *ep, uint32_t xid)
 	raw_send(ep, call, sizeof(call) / 4);
 	raw_expect(ep, reply, sizeof(reply) / 4);
 }
+
+/* Appends a segment (handle, length, 64-bit offset) as four words. */
+size_t put_seg(uint32_t *w, size_t n, uint32_t h, uint32_t len,
+	       const void *addr)
+{
+	uint64_t off = (uint64_t)(uintptr_t)addr;
+
+	w[n++] = h;
+	w[n++] = len;
+	w[n++] = (uint32_t)(off >> 32);
+	w[n++] = (uint32_t)off;
+	return n;
+}

@@ -71,5 +71,9 @@ void raw_send(struct rpcrdma_ep *ep, const uint32_t *w, size_t nw);
 void raw_expect(struct rpcrdma_ep *ep, const uint32_t *want, size_t nw);
 /* An RDMA_MSG NULL call of xid (credits 1), and its exact reply. */
 void raw_null_call(struct rpcrdma_ep *ep, uint32_t xid);
+/* Appends a segment (handle, length, 64-bit offset) as four words at
+ * w[n]; returns the new n. */
+size_t put_seg(uint32_t *w, size_t n, uint32_t h, uint32_t len,
+	       const void *addr);
 
 #endif /* T_HARNESS_H */

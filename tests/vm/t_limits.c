@@ -6,7 +6,9 @@
  * outstanding than granted is disconnected while others carry on, an
  * rdma_xid that differs from the RPC XID is answered with ERR_CHUNK, and
  * the connection limit rejects one connection over it, then admits again
- * once a connection is gone. Asserted on bytes and counters.
+ * once a connection is gone; and no peer stalls the server: one whose
+ * RDMA Reads never complete, one that stops reposting receives. Asserted
+ * on bytes, counters and the latency other clients see meanwhile.
  */
 #define _GNU_SOURCE
 #include <check.h>
@@ -15,11 +17,53 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <rpc/rpc.h>
 #include <rpcrdma/rpcrdma.h>
 #include "harness.h"
+#include "../../xprt_rdma/ep.h"
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Waits up to ms for the process's disconnect count to exceed n. */
+static bool disconnects_above(uint64_t n, int ms)
+{
+	struct rpcrdma_stats g;
+
+	for (int i = 0; i < ms / 20; i++) {
+		rpcrdma_stats_global(&g);
+		if (g.disconnects > n)
+			return true;
+		usleep(20000);
+	}
+	return false;
+}
+
+/* The slowest of NULL calls made on cl for ms milliseconds. */
+static double slowest_null_calls(CLIENT *cl, int ms, int *ncalls)
+{
+	double end = now_ms() + ms, worst = 0;
+
+	*ncalls = 0;
+	while (now_ms() < end) {
+		double t0 = now_ms(), dt;
+
+		null_call(cl);
+		dt = now_ms() - t0;
+		if (dt > worst)
+			worst = dt;
+		(*ncalls)++;
+	}
+	return worst;
+}
 
 /* ---- the grant is constant (section 3.3.1) ---- */
 
@@ -275,6 +319,155 @@ START_TEST(test_conn_limit)
 }
 END_TEST
 
+/* ---- no peer stalls the server ---- */
+
+/*
+ * A client sends a Long Call whose 16 MiB position-zero read chunk the
+ * server pulls by RDMA Read, then its QP stops answering (moved to the
+ * error state: it drops the Read requests silently). The server's Reads
+ * retry until the transport gives up; meanwhile another client's calls
+ * keep their normal latency, and the stalled connection is closed within
+ * the transport's retry bound (6 retries of a 1.07 s ACK timeout, about
+ * 7.5 s; 30 s allowed here).
+ */
+START_TEST(test_reads_never_complete)
+{
+	enum { BIG = 16u << 20 };
+	struct rpcrdma_stats g0, g;
+	struct rpcrdma_opts o;
+	struct rpcrdma_mr *mr;
+	struct rpcrdma_ep *ep;
+	uint32_t w[32], *call;
+	double worst;
+	CLIENT *good;
+	struct srv s;
+	size_t n = 0;
+	int calls;
+
+	rpcrdma_opts_default(&o);
+	o.max_msg = 2 * BIG;
+	srv_start_opts(&s, &o);
+	good = clnt_by_netid(s.port);
+	null_call(good);
+	ep = raw_connect(s.port);
+	raw_null_call(ep, 0x40000001);
+	call = calloc(1, BIG);
+	ck_assert_ptr_nonnull(call);
+	{
+		/* A NULL call, the rest of the 16 MiB trailing bytes. */
+		const uint32_t rpc[] = { 0x40000002, 0, 2, T_PROG, T_VERS, 0,
+					 0, 0, 0, 0 };
+
+		for (size_t i = 0; i < sizeof(rpc) / 4; i++)
+			call[i] = htonl(rpc[i]);
+	}
+	ck_assert_int_eq(rpcrdma_ep_reg(ep, call, BIG,
+					RPCRDMA_ACCESS_REMOTE_READ, &mr), 0);
+	/* xid, vers 1, credits 1, RDMA_NOMSG; read list: one segment at
+	 * position 0; no write list, no reply chunk. */
+	w[n++] = 0x40000002; w[n++] = 1; w[n++] = 1; w[n++] = 1;
+	w[n++] = 1; w[n++] = 0;
+	n = put_seg(w, n, rpcrdma_mr_rkey(mr), BIG, call);
+	w[n++] = 0; w[n++] = 0; w[n++] = 0;
+	rpcrdma_stats_global(&g0);
+	raw_send(ep, w, n);
+	/* As soon as the server has posted its Reads, go silent. */
+	for (int i = 0; i < 500; i++) {
+		rpcrdma_stats_global(&g);
+		if (g.read_chunks > g0.read_chunks)
+			break;
+		usleep(2000);
+	}
+	ck_assert_uint_gt(g.read_chunks, g0.read_chunks);
+	ep_qp_to_error(ep->qp);
+	rpcrdma_stats_global(&g0);
+	ck_assert_uint_lt(g0.rdma_read_bytes, BIG);	/* still reading */
+
+	/* Other clients are served as usual meanwhile. */
+	worst = slowest_null_calls(good, 3000, &calls);
+	fprintf(stderr, "stalled reads: %d NULL calls in 3 s, slowest %.1f ms\n",
+	       calls, worst);
+	ck_assert_msg(worst < 1000, "a NULL call took %.0f ms", worst);
+	ck_assert_int_gt(calls, 50);
+	/* The stalled connection is closed by the server. */
+	{
+		double t0 = now_ms();
+		bool closed = disconnects_above(g0.disconnects, 30000);
+
+		fprintf(stderr, "stalled reads: closed=%d after %.0f ms\n",
+			closed, now_ms() - t0);
+		ck_assert_msg(closed, "the stalled connection was not closed in 30 s");
+	}
+	null_call(good);
+	rpcrdma_mr_dereg(mr);
+	rpcrdma_ep_destroy(ep);
+	free(call);
+	clnt_destroy(good);
+	srv_stop(&s);
+}
+END_TEST
+
+/*
+ * A client that stops reposting receives (9 posted, 12 calls sent and no
+ * reply consumed): with rnr_retry_count 0 the server's tenth reply meets
+ * an RNR NAK and the server closes that connection at once instead of
+ * retrying forever; another client is not disturbed.
+ */
+START_TEST(test_receives_not_reposted)
+{
+	struct rpcrdma_opts o, ro;
+	struct rpcrdma_ep_opts eo;
+	struct rpcrdma_stats g0, g;
+	struct sockaddr_in dst, src;
+	struct rpcrdma_ep *ep;
+	CLIENT *good;
+	struct srv s;
+	double worst;
+	int calls;
+
+	rpcrdma_opts_default(&o);
+	srv_start_opts(&s, &o);
+	good = clnt_by_netid(s.port);
+	null_call(good);
+	/* 1 credit: the engine posts 1 + 8 receives. */
+	rpcrdma_opts_default(&ro);
+	ro.credits = 1;
+	ck_assert_int_eq(rpcrdma_opts_to_ep(&ro, &eo), 0);
+	memset(&dst, 0, sizeof(dst));
+	dst.sin_family = AF_INET;
+	dst.sin_port = htons(s.port);
+	inet_pton(AF_INET, addr_b, &dst.sin_addr);
+	memset(&src, 0, sizeof(src));
+	src.sin_family = AF_INET;
+	inet_pton(AF_INET, addr_a, &src.sin_addr);
+	ck_assert_int_eq(rpcrdma_ep_connect((struct sockaddr *)&dst,
+					    (struct sockaddr *)&src, &eo, &ep),
+			 0);
+	ck_assert_uint_eq(rpcrdma_ep_recvs_posted(ep), 9);
+	rpcrdma_stats_global(&g0);
+	for (uint32_t i = 0; i < 12; i++) {
+		/* credits 32 asked: the server's 32 allow 12 at once. */
+		const uint32_t nl[] = { 0x50000000 + i, 1, 32, 0, 0, 0, 0,
+					0x50000000 + i, 0, 2, T_PROG, T_VERS,
+					0, 0, 0, 0, 0 };
+
+		raw_send(ep, nl, sizeof(nl) / 4);
+	}
+	worst = slowest_null_calls(good, 2000, &calls);
+	fprintf(stderr, "receives not reposted: %d NULL calls in 2 s, slowest %.1f ms\n",
+	       calls, worst);
+	ck_assert_msg(worst < 1000, "a NULL call took %.0f ms", worst);
+	ck_assert_msg(disconnects_above(g0.disconnects, 10000),
+		      "the connection was not closed in 10 s");
+	rpcrdma_stats_global(&g);
+	ck_assert_uint_eq(g.credit_overruns, 0);
+	echo(good, 50000, 9);
+	rpcrdma_ep_destroy(ep);
+	clnt_destroy(good);
+	srv_stop(&s);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *su = suite_create("limits");
@@ -293,6 +486,8 @@ int main(void)
 	tcase_add_test(tc, test_credit_overrun);
 	tcase_add_test(tc, test_xid_mismatch);
 	tcase_add_test(tc, test_conn_limit);
+	tcase_add_test(tc, test_reads_never_complete);
+	tcase_add_test(tc, test_receives_not_reposted);
 	suite_add_tcase(su, tc);
 	sr = srunner_create(su);
 	srunner_run_all(sr, CK_VERBOSE);

@@ -203,18 +203,6 @@ START_TEST(test_bad_headers)
 }
 END_TEST
 
-/* Appends a segment (handle, length, 64-bit offset) as four words. */
-static size_t put_seg(uint32_t *w, size_t n, uint32_t h, uint32_t len,
-		      const void *addr)
-{
-	uint64_t off = (uint64_t)(uintptr_t)addr;
-
-	w[n++] = h;
-	w[n++] = len;
-	w[n++] = (uint32_t)(off >> 32);
-	w[n++] = (uint32_t)off;
-	return n;
-}
 
 /*
  * DDP by hand: an ECHO call whose 8000-byte argument travels in a read

@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Completion-driven transfers (engine.h, struct rpcrdma_xfer): the
+ * server's RDMA Reads of a call's chunks, and a reply's RDMA Writes with
+ * the Send that follows them, posted without ever waiting on the peer.
+ *
+ * A started transfer waits in a FIFO (xf_wait) until the send queue, the
+ * send ring and the read depth (the initiator depth the peer agreed to,
+ * RFC 8166 section 3.4.3's reads being the responder's) have room for its
+ * next work request; ep_xfer_progress, run after every reap of the CQ,
+ * posts what fits, in order. A fully posted transfer (xf_post) is finished
+ * when the send queue has completed past its last work request: RC
+ * completes them in order, so one signaled WR at its end suffices (every
+ * Read is signaled, to free the read window). Finished transfers wait on
+ * xf_done for their owner. When the endpoint goes down, every transfer
+ * finishes at once with its error; the local registrations are released
+ * then (the QP is in error and touches no memory) or at teardown.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "ep.h"
+
+static void xf_append(struct rpcrdma_xfer **head, struct rpcrdma_xfer **tail,
+		      struct rpcrdma_xfer *x)
+{
+	x->next = NULL;
+	if (*tail)
+		(*tail)->next = x;
+	else
+		*head = x;
+	*tail = x;
+}
+
+static struct rpcrdma_xfer *xf_pop(struct rpcrdma_xfer **head,
+				   struct rpcrdma_xfer **tail)
+{
+	struct rpcrdma_xfer *x = *head;
+
+	if (x) {
+		*head = x->next;
+		if (!*head)
+			*tail = NULL;
+		x->next = NULL;
+	}
+	return x;
+}
+
+static void xf_finish(struct rpcrdma_ep *ep, struct rpcrdma_xfer *x, int st)
+{
+	if (x->mr) {
+		ibv_dereg_mr(x->mr);
+		x->mr = NULL;
+	}
+	x->status = st;
+	if (st == 0 && x->len && x->read)
+		RPCRDMA_STAT_ADD(ep, rdma_read_bytes, x->len);
+	else if (st == 0 && x->len)
+		RPCRDMA_STAT_ADD(ep, rdma_write_bytes, x->len);
+	xf_append(&ep->xf_done, &ep->xf_done_tail, x);
+}
+
+/* Reads in flight that have completed leave the window. */
+static void rd_retire(struct rpcrdma_ep *ep)
+{
+	while (ep->rd_count && ep->rd_seq[ep->rd_head] <= ep->sq_done) {
+		ep->rd_head = (ep->rd_head + 1) % EP_MAX_RD_WINDOW;
+		ep->rd_count--;
+	}
+}
+
+static uint32_t rd_depth(const struct rpcrdma_ep *ep)
+{
+	uint32_t d = ep->initiator_depth ? ep->initiator_depth : 1;
+
+	return d > EP_MAX_RD_WINDOW ? EP_MAX_RD_WINDOW : d;
+}
+
+/*
+ * Posts as much of x as fits now. Returns 1 when all of it is posted, 0
+ * when it must wait for room, or -errno (posting failed: the endpoint is
+ * then marked down).
+ */
+static int xf_post_some(struct rpcrdma_ep *ep, struct rpcrdma_xfer *x)
+{
+	while (x->posted < x->len) {
+		const struct rpcrdma_segment *s = &x->segs[x->seg];
+		uint64_t seg_len = s->length, chunk;
+		struct ibv_send_wr wr;
+		struct ibv_sge sge;
+		bool last;
+		int ret;
+
+		if (!x->read && seg_len > x->len - (x->posted - x->seg_off))
+			seg_len = x->len - (x->posted - x->seg_off);
+		if (x->seg_off >= seg_len) {
+			/* Next segment (an empty one is skipped). */
+			x->seg++;
+			x->seg_off = 0;
+			continue;
+		}
+		chunk = seg_len - x->seg_off;
+		if (chunk > ep->max_msg_sz)
+			chunk = ep->max_msg_sz;
+		if (!ep_sq_free(ep, 1, false))
+			return 0;
+		if (x->read) {
+			rd_retire(ep);
+			if (ep->rd_count >= rd_depth(ep))
+				return 0;
+		}
+		memset(&wr, 0, sizeof(wr));
+		sge.addr = (uint64_t)(uintptr_t)x->local + x->posted;
+		sge.length = (uint32_t)chunk;
+		sge.lkey = x->mr->lkey;
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+		wr.opcode = x->read ? IBV_WR_RDMA_READ : IBV_WR_RDMA_WRITE;
+		wr.wr.rdma.remote_addr = s->offset + x->seg_off;
+		wr.wr.rdma.rkey = s->handle;
+		last = x->posted + chunk == x->len;
+		ret = ep_sq_post(ep, &wr, x->read || (last && !x->send_cnt));
+		if (ret)
+			return ret;
+		if (x->read) {
+			ep->rd_seq[(ep->rd_head + ep->rd_count) %
+				   EP_MAX_RD_WINDOW] = ep->sq_seq;
+			ep->rd_count++;
+		}
+		x->last_seq = ep->sq_seq;
+		x->seg_off += chunk;
+		x->posted += chunk;
+	}
+	if (x->send_cnt && !x->send_posted) {
+		int ret;
+
+		if (!ep_sq_free(ep, 1, true))
+			return 0;
+		ret = ep_tx_post(ep, x->send, x->send_cnt, 0, true);
+		if (ret)
+			return ret;
+		x->send_posted = true;
+		x->last_seq = ep->sq_seq;
+	}
+	return 1;
+}
+
+void ep_xfer_progress(struct rpcrdma_ep *ep)
+{
+	struct rpcrdma_xfer *x;
+	int ret;
+
+	if (!__atomic_load_n(&ep->connected, __ATOMIC_ACQUIRE)) {
+		while ((x = xf_pop(&ep->xf_post, &ep->xf_post_tail)))
+			xf_finish(ep, x, ep->down_err);
+		while ((x = xf_pop(&ep->xf_wait, &ep->xf_wait_tail)))
+			xf_finish(ep, x, ep->down_err);
+		return;
+	}
+	while (ep->xf_post && ep->xf_post->last_seq <= ep->sq_done)
+		xf_finish(ep, xf_pop(&ep->xf_post, &ep->xf_post_tail), 0);
+	while (ep->xf_wait) {
+		ret = xf_post_some(ep, ep->xf_wait);
+		if (ret == 0)
+			break;
+		if (ret < 0) {
+			ep_mark_down(ep, ret);
+			ep_xfer_progress(ep);
+			return;
+		}
+		x = xf_pop(&ep->xf_wait, &ep->xf_wait_tail);
+		/* Nothing posted at all (no data, no Send): done already. */
+		if (!x->last_seq || x->last_seq <= ep->sq_done)
+			xf_finish(ep, x, 0);
+		else
+			xf_append(&ep->xf_post, &ep->xf_post_tail, x);
+	}
+}
+
+int rpcrdma_ep_xfer_start(struct rpcrdma_ep *ep, struct rpcrdma_xfer *x)
+{
+	uint64_t total = 0, send_len = 0;
+	uint32_t i;
+
+	if (!ep || !x || (x->len && (!x->local || !x->segs)) ||
+	    x->send_cnt < 0 || x->send_cnt > 2 ||
+	    (x->read && (x->send_cnt || !x->len)))
+		return -EINVAL;
+	for (i = 0; i < (uint32_t)x->send_cnt; i++)
+		send_len += x->send[i].iov_len;
+	for (i = 0; i < x->nsegs; i++)
+		total += x->segs[i].length;
+	/* Reads: every segment lands in local. Writes: len fits them. */
+	if (x->read ? total != x->len : x->len > total)
+		return -EMSGSIZE;
+	if (send_len > ep->inl.send_max)
+		return -EMSGSIZE;
+	if (x->len > SIZE_MAX)
+		return -EMSGSIZE;
+	if (!rpcrdma_ep_connected(ep))
+		return ep->down_err ? ep->down_err : -ENOTCONN;
+	x->mr = NULL;
+	if (x->len) {
+		x->mr = ibv_reg_mr(ep->pd, x->local, (size_t)x->len,
+				   x->read ? IBV_ACCESS_LOCAL_WRITE : 0);
+		if (!x->mr)
+			return errno > 0 ? -errno : -ENOMEM;
+	}
+	x->status = 0;
+	x->seg = 0;
+	x->seg_off = 0;
+	x->posted = 0;
+	x->send_posted = false;
+	x->last_seq = 0;
+	pthread_mutex_lock(&ep->lock);
+	ep->xf_count++;
+	xf_append(&ep->xf_wait, &ep->xf_wait_tail, x);
+	ep_xfer_progress(ep);
+	pthread_mutex_unlock(&ep->lock);
+	return 0;
+}
+
+struct rpcrdma_xfer *rpcrdma_ep_xfer_done(struct rpcrdma_ep *ep)
+{
+	struct rpcrdma_xfer *x;
+
+	pthread_mutex_lock(&ep->lock);
+	if (!ep->xf_done && ep->xf_count)
+		ep_reap(ep);
+	x = xf_pop(&ep->xf_done, &ep->xf_done_tail);
+	if (x)
+		ep->xf_count--;
+	pthread_mutex_unlock(&ep->lock);
+	return x;
+}
+
+uint32_t rpcrdma_ep_xfers(const struct rpcrdma_ep *ep)
+{
+	return ep->xf_count;
+}
+
+bool rpcrdma_ep_xfers_ready(struct rpcrdma_ep *ep)
+{
+	bool ready;
+
+	pthread_mutex_lock(&ep->lock);
+	ready = ep->xf_done != NULL;
+	pthread_mutex_unlock(&ep->lock);
+	return ready;
+}
+
+void ep_xfer_release(struct rpcrdma_ep *ep)
+{
+	struct rpcrdma_xfer *x;
+
+	__atomic_store_n(&ep->connected, false, __ATOMIC_RELEASE);
+	ep_xfer_progress(ep);
+	while ((x = xf_pop(&ep->xf_done, &ep->xf_done_tail)))
+		ep->xf_count--;
+}
