@@ -102,16 +102,23 @@ row "NULL latency p50, nfsd over tcp (us)" "-" "$(get nfsd mode=lat netid=tcp p5
 sbw=$(get fabric tool=ib_send_bw msg_per_s)
 for t in $(awk '$1 == "rpc" && /mode=rate/ && /netid=rdma/ && /clients=shared/ {
 		for (i = 2; i <= NF; i++) if ($i ~ /^threads=/) print substr($i, 9) }' "$res"); do
-	for m in shared own; do
+	modes="shared own"
+	[ "$t" = 32 ] && modes="shared 4 own"
+	for m in $modes; do
+		case $m in
+		shared) what="1 CLIENT" ;;
+		own) what="a CLIENT each" ;;
+		*) what="$m CLIENTs" ;;
+		esac
 		r=$(get rpc mode=rate netid=rdma threads="$t" clients="$m" calls_per_s)
 		c=$(get rpc mode=rate netid=tcp threads="$t" clients="$m" calls_per_s)
 		x=$(ratio "$r" "$c")
 		g=
 		[ "$t" = 32 ] && g="> 1: $(verdict "$x" '>' 1)"
-		row "NULL calls/s, $t in flight, $m CLIENT" "$r" "$c" "tcp" "$x" "$g"
+		row "NULL calls/s, $t in flight, $what" "$r" "$c" "tcp" "$x" "$g"
 		if [ "$t" = 32 ]; then
 			x=$(ratio "$r" "$sbw")
-			row "NULL calls/s, $t in flight, $m CLIENT" "$r" "$sbw" \
+			row "NULL calls/s, $t in flight, $what" "$r" "$sbw" \
 				"ib_send_bw 64 B msg/s" "$x" ">= 0.5: $(verdict "$x" '>=' 0.5)"
 		fi
 	done

@@ -127,6 +127,7 @@ static int xf_post_some(struct rpcrdma_ep *ep, struct rpcrdma_xfer *x)
 			ep->rd_seq[(ep->rd_head + ep->rd_count) %
 				   EP_MAX_RD_WINDOW] = ep->sq_seq;
 			ep->rd_count++;
+			RPCRDMA_STAT_MAX(ep, reads_inflight_peak, ep->rd_count);
 		}
 		x->last_seq = ep->sq_seq;
 		x->seg_off += chunk;
@@ -165,6 +166,9 @@ void ep_xfer_progress(struct rpcrdma_ep *ep)
 		if (ret == 0)
 			break;
 		if (ret < 0) {
+			/* The QP stops first: nothing may touch the memory of
+			 * the transfers that now fail. */
+			ep_qp_to_error(ep->qp);
 			ep_mark_down(ep, ret);
 			ep_xfer_progress(ep);
 			return;
@@ -217,6 +221,13 @@ int rpcrdma_ep_xfer_start(struct rpcrdma_ep *ep, struct rpcrdma_xfer *x)
 	ep->xf_count++;
 	xf_append(&ep->xf_wait, &ep->xf_wait_tail, x);
 	ep_xfer_progress(ep);
+	/* Still waiting: the send queue, send ring or read window is full. */
+	for (struct rpcrdma_xfer *w = ep->xf_wait; w; w = w->next) {
+		if (w == x) {
+			RPCRDMA_STAT_ADD(ep, xfers_deferred, 1);
+			break;
+		}
+	}
 	pthread_mutex_unlock(&ep->lock);
 	return 0;
 }

@@ -39,6 +39,9 @@ struct rpcrdma_stats {
 	uint64_t send_failures;		/* replies or RDMA_ERRORs that could
 					 * not be sent: connection closed */
 	uint64_t xid_mismatches;	/* rdma_xid != RPC XID: ERR_CHUNK */
+	/* Completion-driven transfers (the server's Reads and replies). */
+	uint64_t xfers_deferred;	/* had to wait for send queue room */
+	uint64_t reads_inflight_peak;	/* most RDMA Reads in flight at once */
 };
 
 /* Process-wide totals since start (all connections, both sides). */

@@ -380,6 +380,8 @@ START_TEST(test_reads_never_complete)
 	}
 	ck_assert_uint_gt(g.read_chunks, g0.read_chunks);
 	ep_qp_to_error(ep->qp);
+	/* The Reads were posted without waiting for them (the window). */
+	ck_assert_uint_ge(g.reads_inflight_peak, 1);
 	rpcrdma_stats_global(&g0);
 	ck_assert_uint_lt(g0.rdma_read_bytes, BIG);	/* still reading */
 
