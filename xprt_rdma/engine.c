@@ -51,6 +51,12 @@ static int remaining_ms(uint64_t deadline)
 	return (int)(deadline - now);
 }
 
+void ep_count_errno(struct rpcrdma_ep *ep, int err)
+{
+	if (err == EACCES || err == EPERM)
+		RPCRDMA_STAT_ADD(ep, permission_errors, 1);
+}
+
 /* Called with ep->lock held. */
 void ep_mark_down(struct rpcrdma_ep *ep, int err)
 {
@@ -359,9 +365,17 @@ void rpcrdma_ep_rx_done(struct rpcrdma_ep *ep, struct rpcrdma_rx *rx)
 	if (!s || s < ep->rx || s >= ep->rx + ep->nrx || s->posted)
 		return;
 	rx->priv = NULL;
-	/* A receive posted to a QP in error would only flush. */
-	if (ep_is_up(ep))
-		ep_post_recv(ep, (uint32_t)(s - ep->rx));
+	/* A receive posted to a QP in error would only flush. A receive that
+	 * cannot be posted breaks the credits promised to the peer: the
+	 * connection ends rather than meet an RNR later. */
+	if (ep_is_up(ep)) {
+		int ret = ep_post_recv(ep, (uint32_t)(s - ep->rx));
+
+		if (ret) {
+			ep_count_errno(ep, -ret);
+			rpcrdma_ep_close(ep, ret);
+		}
+	}
 }
 
 /* ---- send queue ---- */
@@ -432,8 +446,10 @@ int ep_sq_post(struct rpcrdma_ep *ep, struct ibv_send_wr *wr, bool signal)
 	wr->next = NULL;
 	wr->send_flags = signal ? IBV_SEND_SIGNALED : 0;
 	ret = ibv_post_send(ep->qp, wr, &bad);
-	if (ret)
+	if (ret) {
+		ep_count_errno(ep, ret);
 		return -ret;
+	}
 	ep->sq_seq = seq;
 	if (signal)
 		ep->sq_last_signaled = seq;

@@ -121,6 +121,9 @@ EP_HIDDEN void ep_mark_down(struct rpcrdma_ep *ep, int err);
 EP_HIDDEN void ep_drain(struct rpcrdma_ep *ep, int max_ms);
 EP_HIDDEN int ep_post_recv(struct rpcrdma_ep *ep, uint32_t idx);
 EP_HIDDEN uint64_t ep_now_ms(void);
+/* Counts a positive errno of a verbs or CM command: EACCES and EPERM mean
+ * the thread's credentials changed since the device was opened. */
+EP_HIDDEN void ep_count_errno(struct rpcrdma_ep *ep, int err);
 /* Reaps the CQ (then moves transfers on). Lock held. Receives queued. */
 EP_HIDDEN int ep_reap(struct rpcrdma_ep *ep);
 /* Room on the send queue for n more WRs, and a send buffer (lock held). */

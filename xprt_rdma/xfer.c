@@ -208,8 +208,12 @@ int rpcrdma_ep_xfer_start(struct rpcrdma_ep *ep, struct rpcrdma_xfer *x)
 	if (x->len) {
 		x->mr = ibv_reg_mr(ep->pd, x->local, (size_t)x->len,
 				   x->read ? IBV_ACCESS_LOCAL_WRITE : 0);
-		if (!x->mr)
-			return errno > 0 ? -errno : -ENOMEM;
+		if (!x->mr) {
+			int err = errno > 0 ? errno : ENOMEM;
+
+			ep_count_errno(ep, err);
+			return -err;
+		}
 	}
 	x->status = 0;
 	x->seg = 0;

@@ -25,6 +25,8 @@
 #define T_VERS		1
 #define P_ECHO		1	/* blob -> the same blob */
 #define P_SLEEP		2	/* u_int ms -> void, after sleeping ms */
+#define P_SETEUID	3	/* void -> void: this thread's euid to 65534
+				 * and back, as NFS servers do per request */
 #define XP(f)		((xdrproc_t)(f))
 #define XVOID		((xdrproc_t)(void (*)(void))xdr_void)
 

@@ -12,6 +12,7 @@
  */
 #define _GNU_SOURCE
 #include <check.h>
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -263,6 +264,18 @@ END_TEST
 
 /* ---- the connection limit ---- */
 
+static int open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
 /* A NULL call on a new CLIENT; its clnt_stat (creation failure too). */
 static enum clnt_stat try_client(uint16_t port, CLIENT **out)
 {
@@ -290,10 +303,26 @@ START_TEST(test_conn_limit)
 	CLIENT *c1, *c2, *c3 = NULL;
 	enum clnt_stat st = RPC_FAILED;
 	struct srv s;
+	int fds_idle;
 
 	rpcrdma_opts_default(&o);
 	o.max_conns = 2;
 	srv_start_opts(&s, &o);
+	/* librdmacm opens a device's context on first use and keeps it for
+	 * the process: one client cycle first, then the idle fd count. */
+	ck_assert_int_eq(try_client(s.port, &c1), RPC_SUCCESS);
+	clnt_destroy(c1);
+	fds_idle = open_fds();
+	/* Settled: the count has not moved for 0.5 s (the server has freed
+	 * that connection). */
+	for (int i = 0, same = 0; i < 100 && same < 5; i++) {
+		int n;
+
+		usleep(100000);
+		n = open_fds();
+		same = n == fds_idle ? same + 1 : 0;
+		fds_idle = n;
+	}
 	ck_assert_int_eq(try_client(s.port, &c1), RPC_SUCCESS);
 	ck_assert_int_eq(try_client(s.port, &c2), RPC_SUCCESS);
 	ck_assert_int_ne(try_client(s.port, &c3), RPC_SUCCESS);
@@ -315,6 +344,11 @@ START_TEST(test_conn_limit)
 	null_call(c2);
 	clnt_destroy(c2);
 	clnt_destroy(c3);
+	/* Once the server has seen both go, every fd is back: the clients'
+	 * and the server's connections left nothing open. */
+	for (int i = 0; i < 100 && open_fds() != fds_idle; i++)
+		usleep(50000);
+	ck_assert_int_eq(open_fds(), fds_idle);
 	srv_stop(&s);
 }
 END_TEST
@@ -470,6 +504,41 @@ START_TEST(test_receives_not_reposted)
 }
 END_TEST
 
+/*
+ * A dispatch function that switches its thread's credentials (as NFS
+ * servers do per request) and back. The kernel then refuses the uverbs
+ * and rdma_cm commands of that thread (its cred is no longer the opener's,
+ * even with the same ids), and every later command of it: the reply's
+ * Send, the disconnect that would tell the client. Not served yet
+ * (README): the server detects and counts it (permission_errors), and the
+ * client's call fails by its timeout, not in silence forever.
+ */
+START_TEST(test_credentials_switch)
+{
+	struct timeval five = { 5, 0 };
+	struct rpcrdma_stats g;
+	enum clnt_stat st;
+	CLIENT *cl;
+	struct srv s;
+	double t0;
+
+	srv_start(&s, 0);
+	cl = clnt_by_netid(s.port);
+	null_call(cl);
+	t0 = now_ms();
+	st = clnt_call(cl, P_SETEUID, XVOID, NULL, XVOID, NULL, five);
+	fprintf(stderr, "credentials switched: %s after %.0f ms\n",
+		clnt_sperrno(st), now_ms() - t0);
+	ck_assert_int_ne(st, RPC_SUCCESS);
+	rpcrdma_stats_global(&g);
+	ck_assert_uint_ge(g.permission_errors, 1);
+	clnt_destroy(cl);
+	/* The server thread cannot drive its transports any more. */
+	atomic_store(&s.stop, true);
+	pthread_join(s.th, NULL);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *su = suite_create("limits");
@@ -490,6 +559,7 @@ int main(void)
 	tcase_add_test(tc, test_conn_limit);
 	tcase_add_test(tc, test_reads_never_complete);
 	tcase_add_test(tc, test_receives_not_reposted);
+	tcase_add_test(tc, test_credentials_switch);
 	suite_add_tcase(su, tc);
 	sr = srunner_create(su);
 	srunner_run_all(sr, CK_VERBOSE);
