@@ -648,7 +648,8 @@ static bool pending_has(struct rpcrdma_listener *l, struct rpcrdma_ep *ep)
  */
 static int listener_conn_req(struct rpcrdma_listener *l, struct rdma_cm_id *id,
 			     const uint8_t *pdata, size_t plen,
-			     uint8_t peer_initiator, uint8_t peer_responder)
+			     uint8_t ev_initiator_depth,
+			     uint8_t ev_responder_res)
 {
 	struct rdma_conn_param cp;
 	uint8_t pd[RPCRDMA_PVTDATA_LEN];
@@ -696,10 +697,16 @@ static int listener_conn_req(struct rpcrdma_listener *l, struct rdma_cm_id *id,
 
 	/* Reads we issue are bounded by what the client will answer, and
 	 * the other way round; at least 1 each. */
-	if (peer_responder && peer_responder < ep->initiator_depth)
-		ep->initiator_depth = peer_responder;
-	if (peer_initiator && peer_initiator < ep->responder_resources)
-		ep->responder_resources = peer_initiator;
+	/*
+	 * The CONNECT_REQUEST event gives these from our point of view
+	 * (ib_cm swaps the REQ's fields): its initiator_depth is how many
+	 * RDMA Reads the client will answer at once (its responder
+	 * resources), its responder_resources how many it may issue.
+	 */
+	if (ev_initiator_depth && ev_initiator_depth < ep->initiator_depth)
+		ep->initiator_depth = ev_initiator_depth;
+	if (ev_responder_res && ev_responder_res < ep->responder_resources)
+		ep->responder_resources = ev_responder_res;
 
 	memset(&cp, 0, sizeof(cp));
 	/* RFC 8797 section 5: answer with ours when the client sent one. */

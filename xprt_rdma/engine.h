@@ -6,9 +6,12 @@
  *
  * Threading: rpcrdma_ep_send, rpcrdma_ep_reg and rpcrdma_mr_dereg may be
  * called from any thread. rpcrdma_ep_poll, rpcrdma_ep_rx_done,
- * rpcrdma_ep_read and rpcrdma_ep_write must be called by one thread at a
- * time (the caller serialises them: the client's current poller, the
- * server's svc_run thread).
+ * rpcrdma_ep_read, rpcrdma_ep_write, rpcrdma_ep_xfer_start and
+ * rpcrdma_ep_xfer_done must be called by one thread at a time (the caller
+ * serialises them: the client's current poller, the server's svc_run
+ * thread). An endpoint uses either the synchronous rpcrdma_ep_read/write
+ * (the client) or transfers (the server), never both: each keeps its own
+ * RDMA Read window. rpcrdma_ep_xfers is a hint read without the lock.
  */
 #ifndef RPCRDMA_ENGINE_H
 #define RPCRDMA_ENGINE_H

@@ -47,6 +47,7 @@
 #define SVC_BURST		16u	/* messages per xp_recv */
 #define SVC_ROUNDS		4u	/* xp_recv rounds before others' turn */
 #define SVC_KEEP_BYTES		(256u << 10) /* per call, kept while idle */
+#define SVC_CALLS_EXTRA		16u	/* contexts beyond 2 x credits */
 
 struct svc_lsn {
 	SVCXPRT xprt;
@@ -230,12 +231,18 @@ static void call_put(struct svc_call *k)
 	if (k->state != CALL_SENDING && c->active)
 		c->active--;
 	k->state = CALL_FREE;
-	/* Idle connections give large buffers back (issue: bounded memory). */
-	if (k->rdcap > SVC_KEEP_BYTES || k->callcap > SVC_KEEP_BYTES)
-		call_free_buffers(k);
 	k->next = c->free;
 	c->free = k;
-	c->inuse--;
+	/* An idle connection gives its large buffers back. */
+	if (--c->inuse == 0) {
+		for (uint32_t i = 0; i < c->ncalls; i++) {
+			struct svc_call *f = &c->calls[i];
+
+			if (f->rdcap > SVC_KEEP_BYTES ||
+			    f->callcap > SVC_KEEP_BYTES)
+				call_free_buffers(f);
+		}
+	}
 }
 
 /* Our fatal error on this connection: close it (RFC 8166 section 4.5:
@@ -285,8 +292,12 @@ static int call_send(struct svc_call *k, const struct rpcrdma_msg *m,
 	int rc;
 
 	rc = rpcrdma_hdr_encode(m, k->hbuf, sizeof(k->hbuf), &used);
-	if (rc)
+	if (rc) {
+		/* Cannot happen with hbuf's size: never leave k behind. */
+		conn_fail(c, rc);
+		call_put(k);
 		return rc;
+	}
 	k->xfer.send[0].iov_base = k->hbuf;
 	k->xfer.send[0].iov_len = used;
 	k->xfer.send[1].iov_base = (void *)(uintptr_t)body;
@@ -394,7 +405,7 @@ static int call_finish_reads(struct svc_call *k)
 	const uint8_t *inl = k->rx.data + k->hlen;
 	size_t inl_len = k->rx.len - k->hlen;
 	uint32_t npieces = 0, i, j;
-	uint64_t off = 0;
+	uint64_t off = 0, need;
 	bool nomsg = h->proc == RPCRDMA_NOMSG;
 
 	/* One chunk = consecutive read segments sharing a position. */
@@ -424,10 +435,15 @@ static int call_finish_reads(struct svc_call *k)
 		k->msg_len = inl_len;
 		return 0;
 	}
-	if (grow(&k->callbuf, &k->callcap, k->c->max_msg))
+	/* The spliced call: the inline part, the chunks and their XDR
+	 * round-up (under 4 bytes each), never over max_msg. */
+	need = inl_len + off + 4 * (uint64_t)npieces;
+	if (need > k->c->max_msg)
+		need = k->c->max_msg;
+	if (grow(&k->callbuf, &k->callcap, (size_t)need))
 		return -EMSGSIZE;
 	if (rpcrdma_splice(inl, inl_len, pieces, npieces, k->callbuf,
-			   k->c->max_msg, &k->msg_len))
+			   (size_t)need, &k->msg_len))
 		return -EMSGSIZE;
 	k->msg = k->callbuf;
 	return 0;
@@ -625,6 +641,13 @@ static bool_t conn_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 				return TRUE;
 		if (c->dead || budget-- == 0)
 			break;
+		/* No context free: only Sends not yet reaped hold them;
+		 * their completions bring us back. */
+		if (!c->free) {
+			conn_reap_xfers(c);
+			if (!c->free)
+				break;
+		}
 		rc = rpcrdma_ep_poll(c->ep, &rx, 0);
 		if (rc < 0) {
 			c->dead = true;
@@ -643,17 +666,14 @@ static bool_t conn_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 		 * 8166 section 3.3.1. Before the first grant the
 		 * provisioned credits bound it.
 		 */
-		k = call_get(c);
-		if (!k || c->active + 1 + rpcrdma_ep_rx_queued(c->ep) >
-			      (c->grant_max ? c->grant_max
-					    : rpcrdma_ep_credits(c->ep))) {
+		if (c->active + 1 + rpcrdma_ep_rx_queued(c->ep) >
+		    (c->grant_max ? c->grant_max : rpcrdma_ep_credits(c->ep))) {
 			STAT_INC(c, credit_overruns);
 			rpcrdma_ep_rx_done(c->ep, &rx);
-			if (k)
-				call_put(k);
 			conn_fail(c, -EPROTO);
 			break;
 		}
+		k = call_get(c);	/* one is free (checked above) */
 		k->rx = rx;
 		k->has_rx = true;
 		k->state = CALL_READING;	/* counted as in progress */
@@ -669,7 +689,7 @@ static enum xprt_stat conn_stat(SVCXPRT *xprt)
 
 	if (c->dead || !rpcrdma_ep_connected(c->ep))
 		return XPRT_DIED;
-	if (c->ready || rpcrdma_ep_rx_pending(c->ep) ||
+	if (c->ready || (c->free && rpcrdma_ep_rx_pending(c->ep)) ||
 	    rpcrdma_ep_xfers_ready(c->ep)) {
 		/* More right now; after a few rounds let the others in, and
 		 * make our fd readable so that poll() comes back to us. */
@@ -948,9 +968,10 @@ static int conn_create(struct svc_lsn *lsn, struct rpcrdma_ep *ep)
 	c->max_msg = lsn->opts.max_msg;
 	c->max_credits = lsn->opts.credits;
 	rpcrdma_limits_default(&c->lim);
-	/* Calls in progress are bounded by the grant; as many again may
-	 * be waiting only for their reply's Send to complete. */
-	c->ncalls = 2 * rpcrdma_ep_credits(ep);
+	/* Calls in progress are bounded by the grant; as many again, and
+	 * some, may be waiting only for their reply's Send to complete
+	 * (a Send completion can lag the client's next call). */
+	c->ncalls = 2 * rpcrdma_ep_credits(ep) + SVC_CALLS_EXTRA;
 	c->calls = calloc(c->ncalls, sizeof(*c->calls));
 	if (!c->calls) {
 		rc = -ENOMEM;

@@ -153,6 +153,10 @@ void ep_xfer_progress(struct rpcrdma_ep *ep)
 	int ret;
 
 	if (!__atomic_load_n(&ep->connected, __ATOMIC_ACQUIRE)) {
+		/* Whatever marked it down, the QP stops before the transfers'
+		 * memory goes back to their owners. */
+		if (ep->xf_post && ep->qp)
+			ep_qp_to_error(ep->qp);
 		while ((x = xf_pop(&ep->xf_post, &ep->xf_post_tail)))
 			xf_finish(ep, x, ep->down_err);
 		while ((x = xf_pop(&ep->xf_wait, &ep->xf_wait_tail)))
