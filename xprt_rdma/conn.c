@@ -883,11 +883,8 @@ void rpcrdma_ep_destroy(struct rpcrdma_ep *ep)
 		return;
 	if (ep->qp) {
 		/* Disconnect (DREQ to the peer) and flush everything. */
-		rdma_disconnect(ep->id);
+		rpcrdma_ep_close(ep, -ENOTCONN);
 		ep_qp_to_error(ep->qp);
-		pthread_mutex_lock(&ep->lock);
-		ep_mark_down(ep, -ENOTCONN);
-		pthread_mutex_unlock(&ep->lock);
 		ep_drain(ep, 250);
 	}
 	ep_free(ep);

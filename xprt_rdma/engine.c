@@ -406,18 +406,12 @@ static int sq_room(struct rpcrdma_ep *ep, bool tx, uint64_t deadline)
 	uint32_t backoff = 1;
 
 	for (;;) {
-		bool sq_ok, tx_ok;
-
 		if (!ep_is_up(ep))
 			return ep->down_err ? ep->down_err : -ENOTCONN;
-		sq_ok = ep->sq_seq - ep->sq_done < ep->sq_depth;
-		tx_ok = !tx || ep->tx_count < ep->ntx;
-		if (sq_ok && tx_ok)
+		if (ep_sq_free(ep, 1, tx))
 			return 0;
 		ep_reap(ep);
-		sq_ok = ep->sq_seq - ep->sq_done < ep->sq_depth;
-		tx_ok = !tx || ep->tx_count < ep->ntx;
-		if (sq_ok && tx_ok)
+		if (ep_sq_free(ep, 1, tx))
 			return 0;
 		if (remaining_ms(deadline) == 0)
 			return -ETIMEDOUT;

@@ -11,7 +11,7 @@
  * serialises them: the client's current poller, the server's svc_run
  * thread). An endpoint uses either the synchronous rpcrdma_ep_read/write
  * (the client) or transfers (the server), never both: each keeps its own
- * RDMA Read window. rpcrdma_ep_xfers is a hint read without the lock.
+ * RDMA Read window.
  */
 #ifndef RPCRDMA_ENGINE_H
 #define RPCRDMA_ENGINE_H
@@ -185,8 +185,6 @@ struct rpcrdma_xfer {
 int rpcrdma_ep_xfer_start(struct rpcrdma_ep *ep, struct rpcrdma_xfer *x);
 /* A finished transfer (reaping the CQ first), or NULL. */
 struct rpcrdma_xfer *rpcrdma_ep_xfer_done(struct rpcrdma_ep *ep);
-/* Transfers started and not yet handed back. */
-uint32_t rpcrdma_ep_xfers(const struct rpcrdma_ep *ep);
 /* True when a finished transfer waits for rpcrdma_ep_xfer_done. */
 bool rpcrdma_ep_xfers_ready(struct rpcrdma_ep *ep);
 /* Makes the endpoint's fd readable (rpcrdma_ep_unkick clears it): for a

@@ -196,6 +196,13 @@ static void call_free_buffers(struct svc_call *k)
 	k->rdcap = k->callcap = 0;
 }
 
+/* Empties k's transfer for its next use (Reads, or a reply). */
+static void call_xfer_reset(struct svc_call *k)
+{
+	memset(&k->xfer, 0, sizeof(k->xfer));
+	k->xfer.owner = k;
+}
+
 /* A context for a new message, or NULL when all are in use. */
 static struct svc_call *call_get(struct svc_conn *c)
 {
@@ -208,8 +215,7 @@ static struct svc_call *call_get(struct svc_conn *c)
 	k->has_rx = false;
 	k->msg = NULL;
 	k->msg_len = 0;
-	memset(&k->xfer, 0, sizeof(k->xfer));
-	k->xfer.owner = k;
+	call_xfer_reset(k);
 	c->inuse++;
 	return k;
 }
@@ -328,8 +334,7 @@ static void call_send_error(struct svc_call *k, enum rpcrdma_errcode err)
 			       err);
 	m.vers_low = RPCRDMA_VERSION;
 	m.vers_high = RPCRDMA_VERSION;
-	memset(&k->xfer, 0, sizeof(k->xfer));
-	k->xfer.owner = k;
+	call_xfer_reset(k);
 	if (call_send(k, &m, NULL, 0))
 		return;
 	STAT_INC(c, sent_error);
@@ -567,8 +572,6 @@ static void conn_reap_xfers(struct svc_conn *c)
 			call_put(k);
 			continue;
 		}
-		memset(&k->xfer, 0, sizeof(k->xfer));
-		k->xfer.owner = k;
 		if (call_finish_reads(k))
 			call_send_error(k, RPCRDMA_ERR_CHUNK);
 		else
@@ -819,8 +822,6 @@ static int call_send_long(struct svc_call *k, uint32_t grant,
 	}
 	if (left)
 		return -EMSGSIZE;
-	memset(&k->xfer, 0, sizeof(k->xfer));
-	k->xfer.owner = k;
 	k->xfer.local = (void *)(uintptr_t)body;
 	k->xfer.len = len;
 	k->xfer.segs = segs;
@@ -868,8 +869,7 @@ static bool_t conn_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 				k->hdr.nwrites, &reply_cap, &plan);
 	if (rc)
 		goto out_err_chunk;
-	memset(&k->xfer, 0, sizeof(k->xfer));
-	k->xfer.owner = k;
+	call_xfer_reset(k);
 	if (plan.kind == RPCRDMA_REPLY_LONG) {
 		rc = call_send_long(k, grant, body, len);
 	} else {

@@ -254,11 +254,6 @@ struct rpcrdma_xfer *rpcrdma_ep_xfer_done(struct rpcrdma_ep *ep)
 	return x;
 }
 
-uint32_t rpcrdma_ep_xfers(const struct rpcrdma_ep *ep)
-{
-	return ep->xf_count;
-}
-
 bool rpcrdma_ep_xfers_ready(struct rpcrdma_ep *ep)
 {
 	bool ready;

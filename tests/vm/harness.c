@@ -223,13 +223,20 @@ void echo_path(CLIENT *cl, size_t n, bool long_path)
 
 struct rpcrdma_ep *raw_connect(uint16_t port)
 {
-	struct sockaddr_in dst, src;
 	struct rpcrdma_opts o;
+
+	rpcrdma_opts_default(&o);
+	return raw_connect_opts(port, &o);
+}
+
+struct rpcrdma_ep *raw_connect_opts(uint16_t port,
+				    const struct rpcrdma_opts *o)
+{
+	struct sockaddr_in dst, src;
 	struct rpcrdma_ep_opts eo;
 	struct rpcrdma_ep *ep;
 
-	rpcrdma_opts_default(&o);
-	ck_assert_int_eq(rpcrdma_opts_to_ep(&o, &eo), 0);
+	ck_assert_int_eq(rpcrdma_opts_to_ep(o, &eo), 0);
 	memset(&dst, 0, sizeof(dst));
 	dst.sin_family = AF_INET;
 	dst.sin_port = htons(port);

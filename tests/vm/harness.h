@@ -65,8 +65,11 @@ void null_call(CLIENT *cl);
 SVCXPRT *echo(CLIENT *cl, size_t n, uint32_t seed);
 void echo_path(CLIENT *cl, size_t n, bool long_path);
 
-/* A raw engine endpoint from addr_a to the server's port. */
+/* A raw engine endpoint from addr_a to the server's port (default
+ * options, or o). */
 struct rpcrdma_ep *raw_connect(uint16_t port);
+struct rpcrdma_ep *raw_connect_opts(uint16_t port,
+				    const struct rpcrdma_opts *o);
 /* Sends nw host-order words as one message. */
 void raw_send(struct rpcrdma_ep *ep, const uint32_t *w, size_t nw);
 /* The next message must be exactly want[0..nw) (host-order words). */

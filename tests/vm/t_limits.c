@@ -452,9 +452,7 @@ END_TEST
 START_TEST(test_receives_not_reposted)
 {
 	struct rpcrdma_opts o, ro;
-	struct rpcrdma_ep_opts eo;
 	struct rpcrdma_stats g0, g;
-	struct sockaddr_in dst, src;
 	struct rpcrdma_ep *ep;
 	CLIENT *good;
 	struct srv s;
@@ -468,17 +466,7 @@ START_TEST(test_receives_not_reposted)
 	/* 1 credit: the engine posts 1 + 8 receives. */
 	rpcrdma_opts_default(&ro);
 	ro.credits = 1;
-	ck_assert_int_eq(rpcrdma_opts_to_ep(&ro, &eo), 0);
-	memset(&dst, 0, sizeof(dst));
-	dst.sin_family = AF_INET;
-	dst.sin_port = htons(s.port);
-	inet_pton(AF_INET, addr_b, &dst.sin_addr);
-	memset(&src, 0, sizeof(src));
-	src.sin_family = AF_INET;
-	inet_pton(AF_INET, addr_a, &src.sin_addr);
-	ck_assert_int_eq(rpcrdma_ep_connect((struct sockaddr *)&dst,
-					    (struct sockaddr *)&src, &eo, &ep),
-			 0);
+	ep = raw_connect_opts(s.port, &ro);
 	ck_assert_uint_eq(rpcrdma_ep_recvs_posted(ep), 9);
 	rpcrdma_stats_global(&g0);
 	for (uint32_t i = 0; i < 12; i++) {
