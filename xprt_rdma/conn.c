@@ -773,10 +773,13 @@ int rpcrdma_listener_accept(struct rpcrdma_listener *l,
 		int status;
 
 		if (rdma_get_cm_event(l->ch, &ev)) {
-			if (errno == EAGAIN || errno == EWOULDBLOCK ||
-			    errno == EINTR)
+			int err = errno;
+
+			if (err == EAGAIN || err == EWOULDBLOCK ||
+			    err == EINTR)
 				return 0;
-			return neg_errno(EIO);
+			ep_count_errno(NULL, err);
+			return neg_errno(err);
 		}
 		type = ev->event;
 		id = ev->id;

@@ -267,6 +267,11 @@ uint32_t rpcrdma_ep_credits(const struct rpcrdma_ep *ep)
 	return ep->credits;
 }
 
+int rpcrdma_ep_cm_fd(const struct rpcrdma_ep *ep)
+{
+	return ep->cm_ch ? ep->cm_ch->fd : -1;
+}
+
 uint32_t rpcrdma_ep_rx_queued(const struct rpcrdma_ep *ep)
 {
 	return __atomic_load_n(&ep->rxq_count, __ATOMIC_ACQUIRE);

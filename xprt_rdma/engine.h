@@ -95,6 +95,10 @@ uint32_t rpcrdma_ep_recvs_posted(const struct rpcrdma_ep *ep);
  * many calls in flight besides the ones being served (constant while the
  * endpoint lives; opts.credits unless the device allows fewer). */
 uint32_t rpcrdma_ep_credits(const struct rpcrdma_ep *ep);
+/* The endpoint's own RDMA-CM event channel fd (a zero-length write()
+ * to it fails with EACCES once the calling thread's credentials are no
+ * longer the opener's: svc_pool.c probes with it). */
+int rpcrdma_ep_cm_fd(const struct rpcrdma_ep *ep);
 /* Received messages already queued, not yet handed out by poll. */
 uint32_t rpcrdma_ep_rx_queued(const struct rpcrdma_ep *ep);
 /* Closes the connection (DREQ to the peer, the QP to error) after a
@@ -169,6 +173,10 @@ struct rpcrdma_xfer {
 	uint32_t nsegs;
 	struct iovec send[2];			/* Send after the Writes, */
 	int send_cnt;				/* gathered (0: none) */
+	bool defer;				/* queue only: posted by the
+						 * next reap (the caller's
+						 * thread may no longer
+						 * command the device) */
 	int status;				/* once done */
 
 	/* The engine's own. */
@@ -201,6 +209,8 @@ void rpcrdma_ep_unkick(struct rpcrdma_ep *ep);
  * rdma_write_bytes and remote_invalidations (Send With Invalidate sent or
  * received); the glue counts the rest. */
 void rpcrdma_stat_add(struct rpcrdma_ep *ep, size_t off, uint64_t n);
+/* One process total (off as above). */
+uint64_t rpcrdma_stat_total(size_t off);
 void rpcrdma_stat_set(struct rpcrdma_ep *ep, size_t off, uint64_t v);
 void rpcrdma_stat_max(struct rpcrdma_ep *ep, size_t off, uint64_t v);
 /* Lowers a counter to v unless it is lower and nonzero (0: none yet). */

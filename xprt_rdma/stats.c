@@ -37,6 +37,14 @@ void rpcrdma_stat_add(struct rpcrdma_ep *ep, size_t off, uint64_t n)
 				   __ATOMIC_RELAXED);
 }
 
+uint64_t rpcrdma_stat_total(size_t off)
+{
+	if (!off_ok(off))
+		return 0;
+	return __atomic_load_n(&global_stats[off / sizeof(uint64_t)],
+			       __ATOMIC_RELAXED);
+}
+
 void rpcrdma_stat_set(struct rpcrdma_ep *ep, size_t off, uint64_t v)
 {
 	if (!off_ok(off))

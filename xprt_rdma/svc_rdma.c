@@ -41,6 +41,7 @@
 #include <rpcrdma/credits.h>
 #include <rpcrdma/plan.h>
 #include <rpcrdma/splice.h>
+#include "svc.h"
 #include "xprt.h"
 
 #define SVC_REPLY_INITIAL	4096u
@@ -52,6 +53,7 @@
 struct svc_lsn {
 	SVCXPRT xprt;
 	SVCXPRT_EXT ext;
+	struct svc_member mem;
 	struct rpcrdma_listener *l;
 	struct rpcrdma_opts opts;
 	struct sockaddr_storage laddr;
@@ -95,12 +97,14 @@ struct svc_call {
 struct svc_conn {
 	SVCXPRT xprt;
 	SVCXPRT_EXT ext;
+	struct svc_member mem;
 	struct rpcrdma_ep *ep;
 	uint32_t max_msg;
 	uint32_t max_credits;
 	struct rpcrdma_limits lim;
 	struct sockaddr_storage laddr, raddr;
 	bool dead;
+	int close_err;			/* close left to a clean thread */
 	uint32_t grant_max;		/* largest grant sent so far */
 	uint32_t rounds;		/* xp_recv rounds in a row */
 
@@ -258,7 +262,23 @@ static void conn_fail(struct svc_conn *c, int err)
 	if (c->dead)
 		return;
 	c->dead = true;
+	/* A pool worker poisoned by its dispatch (svc.h) cannot disconnect;
+	 * the next clean one does (conn_close_pending). */
+	if (svc_pool_thread_dirty()) {
+		c->close_err = err < 0 ? err : -ENOTCONN;
+		return;
+	}
 	rpcrdma_ep_close(c->ep, err);
+}
+
+static void conn_close_pending(struct svc_conn *c)
+{
+	int err = c->close_err;
+
+	if (err) {
+		c->close_err = 0;
+		rpcrdma_ep_close(c->ep, err);
+	}
 }
 
 /* A reply or RDMA_ERROR that could not go out ends the connection. */
@@ -313,6 +333,9 @@ static int call_send(struct svc_call *k, const struct rpcrdma_msg *m,
 	if (k->state != CALL_SENDING && c->active)
 		c->active--;
 	k->state = CALL_SENDING;
+	/* From a poisoned pool worker the Send waits for a clean thread's
+	 * reap (conn_stat kicks the connection to get one). */
+	k->xfer.defer = svc_pool_thread_dirty();
 	rc = rpcrdma_ep_xfer_start(c->ep, &k->xfer);
 	if (rc) {
 		conn_send_failed(c, rc);
@@ -636,12 +659,16 @@ static bool_t conn_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 	int rc;
 
 	conn_end_serving(c);
+	conn_close_pending(c);
 	rpcrdma_ep_unkick(c->ep);
 	while (!c->dead) {
 		conn_reap_xfers(c);
-		while ((k = ready_pop(c)))
-			if (call_parse(k, msg))
+		while ((k = ready_pop(c))) {
+			if (call_parse(k, msg)) {
+				svc_pool_call_begin();
 				return TRUE;
+			}
+		}
 		if (c->dead || budget-- == 0)
 			break;
 		/* No context free: only Sends not yet reaped hold them;
@@ -690,6 +717,15 @@ static enum xprt_stat conn_stat(SVCXPRT *xprt)
 {
 	struct svc_conn *c = to_conn(xprt);
 
+	if (svc_pool_thread_dirty()) {
+		/* The dispatch poisoned this pool worker (svc.h): a clean
+		 * one posts the reply, closes or destroys; this one goes. */
+		STAT_INC(c, cred_changes);
+		rpcrdma_ep_kick(c->ep);
+		c->rounds = 0;
+		return XPRT_IDLE;
+	}
+	conn_close_pending(c);
 	if (c->dead || !rpcrdma_ep_connected(c->ep))
 		return XPRT_DIED;
 	if (c->ready || (c->free && rpcrdma_ep_rx_pending(c->ep)) ||
@@ -902,7 +938,7 @@ static void conn_destroy(SVCXPRT *xprt)
 	SVCAUTH *auth = &SVC_XP_AUTH(xprt);
 	uint32_t i;
 
-	xprt_unregister(xprt);
+	svc_member_leave(&c->mem);
 	if (c->serving)
 		XDR_DESTROY(&c->args);
 	if (auth->svc_ah_ops && auth->svc_ah_ops->svc_ah_destroy)
@@ -988,16 +1024,20 @@ static int conn_create(struct svc_lsn *lsn, struct rpcrdma_ep *ep)
 		rc = -ENOMEM;
 		goto out_calls;
 	}
-	c->xprt.xp_fd = rpcrdma_ep_fd(ep);
 	c->xprt.xp_ops = &conn_ops;
 	c->xprt.xp_ops2 = &svc_rdma_ops2;
 	c->xprt.xp_p1 = c;
 	c->xprt.xp_p3 = &c->ext;
 	xprt_set_addrs(&c->xprt, &c->laddr,
 		       (const struct sockaddr *)&lsn->laddr, &c->raddr, peer);
-	xprt_register(&c->xprt);
+	rc = svc_member_join(&c->mem, &c->xprt, rpcrdma_ep_fd(ep),
+			     rpcrdma_ep_cm_fd(ep));
+	if (rc)
+		goto out_netid;
 	return 0;
 
+out_netid:
+	free(c->xprt.xp_netid);
 out_calls:
 	free(c->calls);
 out_free:
@@ -1031,7 +1071,7 @@ static void lsn_destroy(SVCXPRT *xprt)
 {
 	struct svc_lsn *lsn = to_lsn(xprt);
 
-	xprt_unregister(xprt);
+	svc_member_leave(&lsn->mem);
 	rpcrdma_listener_destroy(lsn->l);
 	free(xprt->xp_netid);
 	free(lsn);
@@ -1107,15 +1147,20 @@ SVCXPRT *svc_rdma_create(const char *addr, const struct rpcrdma_opts *opts)
 		rc = -ENOMEM;
 		goto out_destroy_listener;
 	}
-	lsn->xprt.xp_fd = rpcrdma_listener_fd(lsn->l);
 	lsn->xprt.xp_ops = &lsn_ops;
 	lsn->xprt.xp_ops2 = &svc_rdma_ops2;
 	lsn->xprt.xp_p1 = lsn;
 	lsn->xprt.xp_p3 = &lsn->ext;
 	xprt_set_addrs(&lsn->xprt, &lsn->laddr, bound, NULL, NULL);
-	xprt_register(&lsn->xprt);
+	rc = svc_member_join(&lsn->mem, &lsn->xprt,
+			     rpcrdma_listener_fd(lsn->l),
+			     rpcrdma_listener_fd(lsn->l));
+	if (rc)
+		goto out_netid;
 	return &lsn->xprt;
 
+out_netid:
+	free(lsn->xprt.xp_netid);
 out_destroy_listener:
 	rpcrdma_listener_destroy(lsn->l);
 out_free:

@@ -228,6 +228,13 @@ int rpcrdma_ep_xfer_start(struct rpcrdma_ep *ep, struct rpcrdma_xfer *x)
 	pthread_mutex_lock(&ep->lock);
 	ep->xf_count++;
 	xf_append(&ep->xf_wait, &ep->xf_wait_tail, x);
+	if (x->defer) {
+		/* Posting rings a doorbell some providers (rxe) reach by a
+		 * write() the kernel refuses from a thread whose
+		 * credentials changed: the next reap posts it. */
+		pthread_mutex_unlock(&ep->lock);
+		return 0;
+	}
 	ep_xfer_progress(ep);
 	/* Still waiting: the send queue, send ring or read window is full. */
 	for (struct rpcrdma_xfer *w = ep->xf_wait; w; w = w->next) {

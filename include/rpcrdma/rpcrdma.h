@@ -56,6 +56,33 @@ SVCXPRT *svc_rdma_create(const char *addr, const struct rpcrdma_opts *opts);
 bool rpcrdma_svc_reg(SVCXPRT *xprt, rpcprog_t prog, rpcvers_t vers,
 		     void (*dispatch)(struct svc_req *, SVCXPRT *));
 
+/*
+ * Serves every rdma transport of the process (listeners and the
+ * connections they accept, created before or during the call) with
+ * nthreads threads, until rpcrdma_svc_exit(); the dispatch functions are
+ * those registered with svc_reg / rpcrdma_svc_reg, called the way svc_run
+ * calls them (libtirpc's svc_getreq_common), one call at a time per
+ * connection and different connections in parallel. Register services
+ * before, and destroy transports only after, it returns. libtirpc's
+ * svc_run may run meanwhile in another thread for the other netids (tcp,
+ * udp): the rdma transports are invisible to it until the pool stops.
+ *
+ * Dispatch functions may switch their own thread's credentials per call
+ * (setfsuid/setfsgid, or syscall(SYS_setresuid / SYS_setgroups ...)):
+ * the thread is replaced after such a call (counter cred_changes). glibc's
+ * setresuid, seteuid and setgroups switch every thread of the process,
+ * after which the kernel refuses the devices to all of them: the pool
+ * then stops with -EACCES.
+ *
+ * Returns 0 after rpcrdma_svc_exit, -EINVAL (nthreads 0 or above
+ * RPCRDMA_SVC_MAX_THREADS), -EBUSY (already running), -EACCES, -errno.
+ */
+#define RPCRDMA_SVC_MAX_THREADS	256u
+int rpcrdma_svc_run(unsigned int nthreads);
+/* Makes rpcrdma_svc_run return once the calls being served are done.
+ * From any thread (a dispatch function too), not from a signal handler. */
+void rpcrdma_svc_exit(void);
+
 /* Per-connection counters of a CLIENT or of a connection SVCXPRT. */
 int rpcrdma_clnt_stats(CLIENT *cl, struct rpcrdma_stats *out);
 int rpcrdma_svc_stats(SVCXPRT *xprt, struct rpcrdma_stats *out);

@@ -47,6 +47,10 @@ struct rpcrdma_stats {
 	 * the device (README: servers that switch credentials). The
 	 * connection is closed. */
 	uint64_t permission_errors;
+	/* rpcrdma_svc_run: dispatches after which the serving thread's
+	 * credentials had changed; its reply went out from another thread
+	 * and the thread was replaced. */
+	uint64_t cred_changes;
 };
 
 /* Process-wide totals since start (all connections, both sides). */

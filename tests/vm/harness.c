@@ -14,6 +14,7 @@
 
 const char *addr_a, *addr_b;
 SVCXPRT *_Atomic last_xprt;
+atomic_uint dispatched;
 
 uint16_t port_new(void)
 {
@@ -51,6 +52,7 @@ void dispatch(struct svc_req *rq, SVCXPRT *x)
 	u_int ms = 0;
 
 	atomic_store(&last_xprt, x);
+	atomic_fetch_add(&dispatched, 1);
 	switch (rq->rq_proc) {
 	case NULLPROC:
 		svc_sendreply(x, XVOID, NULL);
@@ -115,7 +117,7 @@ void srv_start(struct srv *s, uint32_t max_msg)
 	srv_start_opts(s, &o);
 }
 
-void srv_start_opts(struct srv *s, const struct rpcrdma_opts *opts)
+static void srv_listen(struct srv *s, const struct rpcrdma_opts *opts)
 {
 	struct rpcrdma_opts o = *opts;
 
@@ -129,13 +131,58 @@ void srv_start_opts(struct srv *s, const struct rpcrdma_opts *opts)
 	ck_assert_uint_eq(s->lsn->xp_port, s->port);
 	ck_assert(rpcrdma_svc_reg(s->lsn, T_PROG, T_VERS, dispatch));
 	atomic_init(&s->stop, false);
+}
+
+void srv_start_opts(struct srv *s, const struct rpcrdma_opts *opts)
+{
+	srv_listen(s, opts);
+	s->polling = true;
 	ck_assert_int_eq(pthread_create(&s->th, NULL, srv_main, s), 0);
+}
+
+static void *pool_main(void *arg)
+{
+	struct srv *s = arg;
+
+	s->pool_rc = rpcrdma_svc_run(s->pool);
+	return NULL;
+}
+
+void srv_pool_start(struct srv *s, unsigned int nthreads)
+{
+	s->pool = nthreads;
+	s->pool_rc = 1;
+	ck_assert_int_eq(pthread_create(&s->pool_th, NULL, pool_main, s), 0);
+}
+
+int srv_pool_stop(struct srv *s)
+{
+	if (!s->pool)
+		return 0;
+	rpcrdma_svc_exit();
+	pthread_join(s->pool_th, NULL);
+	s->pool = 0;
+	return s->pool_rc;
+}
+
+void srv_start_pool(struct srv *s, const struct rpcrdma_opts *o,
+		    unsigned int nthreads, bool poll_too)
+{
+	srv_listen(s, o);
+	if (poll_too) {
+		s->polling = true;
+		ck_assert_int_eq(pthread_create(&s->th, NULL, srv_main, s),
+				 0);
+	}
+	srv_pool_start(s, nthreads);
 }
 
 void srv_stop(struct srv *s)
 {
+	ck_assert_int_eq(srv_pool_stop(s), 0);
 	atomic_store(&s->stop, true);
-	pthread_join(s->th, NULL);
+	if (s->polling)
+		pthread_join(s->th, NULL);
 	svc_unreg(T_PROG, T_VERS);
 	svc_destroy(s->lsn);
 }

@@ -46,15 +46,33 @@ char *mkdata(uint32_t seed, size_t n);
 
 void dispatch(struct svc_req *rq, SVCXPRT *x);
 
+extern atomic_uint dispatched;		/* calls dispatch() saw */
+
 struct srv {
 	SVCXPRT *lsn;
 	uint16_t port;
 	atomic_bool stop;
+	bool polling;			/* th runs the svc_getreq_poll loop */
 	pthread_t th;
+	unsigned int pool;		/* rpcrdma_svc_run threads, or 0 */
+	pthread_t pool_th;
+	int pool_rc;			/* what rpcrdma_svc_run returned */
 };
-/* Listens on addr_b (a new port), T_PROG registered with dispatch. */
+/* Listens on addr_b (a new port), T_PROG registered with dispatch,
+ * served by a thread looping on svc_getreq_poll. */
 void srv_start(struct srv *s, uint32_t max_msg);	/* credits 8 */
 void srv_start_opts(struct srv *s, const struct rpcrdma_opts *o);
+/* The same served by rpcrdma_svc_run(nthreads) in a thread of its own,
+ * and with poll_too the svc_getreq_poll loop as well (as a server of tcp
+ * and rdma running svc_run beside the pool would). */
+void srv_start_pool(struct srv *s, const struct rpcrdma_opts *o,
+		    unsigned int nthreads, bool poll_too);
+/* The pool alone: started on a listening server, or stopped (returns
+ * what rpcrdma_svc_run returned; the transports stay). */
+void srv_pool_start(struct srv *s, unsigned int nthreads);
+int srv_pool_stop(struct srv *s);
+/* Stops the pool (asserting it returned 0) and the loop, unregisters
+ * and destroys the listener. */
 void srv_stop(struct srv *s);
 bool fd_registered(int fd);
 

@@ -1,0 +1,358 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Guest test of multi-threaded serving (rpcrdma_svc_run, xprt_rdma/
+ * svc_pool.c): slow calls on some connections do not hold the others and
+ * run in parallel; a dispatch function that switches its thread's
+ * credentials on every call keeps being served (the poisoned thread is
+ * replaced, its reply goes out from a clean one); every call is dispatched
+ * exactly once while a svc_getreq_poll loop runs beside the pool; the
+ * pool stops and starts again with the connections kept; connections that
+ * come and go leave no fd behind; and a process-wide credential switch
+ * (glibc) stops the pool with -EACCES instead of hanging.
+ */
+#define _GNU_SOURCE
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/wait.h>
+#include <rpc/rpc.h>
+#include <rpcrdma/rpcrdma.h>
+#include "harness.h"
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static int open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+static void pool_opts(struct rpcrdma_opts *o)
+{
+	rpcrdma_opts_default(o);
+	o->credits = 8;
+}
+
+/* ---- parallel connections ---- */
+
+enum { NSLOW = 3, SLOW_MS = 600 };
+
+struct sleeper {
+	pthread_t th;
+	CLIENT *cl;
+	double took;
+};
+
+static void *sleep_call(void *arg)
+{
+	struct sleeper *sl = arg;
+	u_int ms = SLOW_MS;
+	double t0 = now_ms();
+
+	ck_assert_int_eq(clnt_call(sl->cl, P_SLEEP, XP(xdr_u_int),
+				   (caddr_t)&ms, XVOID, NULL, tmo),
+			 RPC_SUCCESS);
+	sl->took = now_ms() - t0;
+	return NULL;
+}
+
+START_TEST(test_parallel)
+{
+	struct sleeper sl[NSLOW];
+	struct rpcrdma_opts o;
+	struct srv s;
+	CLIENT *fast;
+	double t0, all, worst = 0;
+	int i, n = 0;
+
+	pool_opts(&o);
+	srv_start_pool(&s, &o, NSLOW + 1, false);
+	fast = clnt_by_netid(s.port);
+	null_call(fast);
+	for (i = 0; i < NSLOW; i++) {
+		sl[i].cl = clnt_by_netid(s.port);
+		null_call(sl[i].cl);
+	}
+	t0 = now_ms();
+	for (i = 0; i < NSLOW; i++)
+		ck_assert_int_eq(pthread_create(&sl[i].th, NULL, sleep_call,
+						&sl[i]), 0);
+	/* While three connections sleep in their dispatch, the fourth's
+	 * calls go through at their usual pace. */
+	usleep(100000);
+	while (now_ms() - t0 < SLOW_MS - 100) {
+		double c0 = now_ms(), dt;
+
+		null_call(fast);
+		dt = now_ms() - c0;
+		worst = dt > worst ? dt : worst;
+		n++;
+	}
+	for (i = 0; i < NSLOW; i++)
+		pthread_join(sl[i].th, NULL);
+	all = now_ms() - t0;
+	fprintf(stderr, "pool: %d x %d ms sleeps took %.0f ms in all; "
+		"meanwhile %d NULL calls, slowest %.1f ms\n", NSLOW, SLOW_MS,
+		all, n, worst);
+	/* One at a time they would take NSLOW x SLOW_MS. */
+	ck_assert_msg(all < 2 * SLOW_MS, "sleeps took %.0f ms", all);
+	ck_assert_int_gt(n, 0);
+	ck_assert_msg(worst < SLOW_MS / 2, "a NULL call took %.0f ms", worst);
+	for (i = 0; i < NSLOW; i++)
+		clnt_destroy(sl[i].cl);
+	clnt_destroy(fast);
+	srv_stop(&s);
+}
+END_TEST
+
+/* ---- credentials switched per call ---- */
+
+START_TEST(test_credentials_switch_pool)
+{
+	struct rpcrdma_stats g0, g, st;
+	struct rpcrdma_opts o;
+	struct timeval ten = { 10, 0 };
+	struct srv s;
+	SVCXPRT *x;
+	CLIENT *cl, *late;
+	int i;
+
+	rpcrdma_stats_global(&g0);
+	pool_opts(&o);
+	srv_start_pool(&s, &o, 2, false);
+	cl = clnt_by_netid(s.port);
+	null_call(cl);
+	for (i = 0; i < 20; i++) {
+		ck_assert_int_eq(clnt_call(cl, P_SETEUID, XVOID, NULL, XVOID,
+					   NULL, ten), RPC_SUCCESS);
+		/* A Long Call and Long Reply after it: RDMA Reads and Writes
+		 * from whichever thread is clean now. */
+		x = echo(cl, 64 << 10, (uint32_t)i);
+	}
+	st = svc_stats_of(x);
+	ck_assert_uint_eq(st.cred_changes, 20);
+	ck_assert_uint_eq(st.read_chunks, 20);
+	ck_assert_uint_eq(st.reply_chunks, 20);
+	/* Accepting needs the rdma_cm: a new connection after it all. */
+	late = clnt_by_netid(s.port);
+	echo(late, 100, 7);
+	rpcrdma_stats_global(&g);
+	ck_assert_uint_eq(g.permission_errors, g0.permission_errors);
+	ck_assert_uint_eq(g.send_failures, g0.send_failures);
+	fprintf(stderr, "pool: 20 calls switched credentials, 20 threads "
+		"replaced, no permission error\n");
+	clnt_destroy(late);
+	clnt_destroy(cl);
+	srv_stop(&s);
+}
+END_TEST
+
+/* ---- beside a svc_getreq_poll loop; stop and start again ---- */
+
+struct nuller {
+	pthread_t th;
+	CLIENT *cl;
+	int calls;
+};
+
+static void *null_calls(void *arg)
+{
+	struct nuller *nl = arg;
+
+	for (int i = 0; i < nl->calls; i++)
+		null_call(nl->cl);
+	return NULL;
+}
+
+static void null_burst(struct nuller *nl, int n, int calls)
+{
+	for (int i = 0; i < n; i++) {
+		nl[i].calls = calls;
+		ck_assert_int_eq(pthread_create(&nl[i].th, NULL, null_calls,
+						&nl[i]), 0);
+	}
+	for (int i = 0; i < n; i++)
+		pthread_join(nl[i].th, NULL);
+}
+
+START_TEST(test_beside_poll_loop)
+{
+	struct nuller nl[3];
+	struct rpcrdma_opts o;
+	struct srv s;
+	unsigned int d0;
+	int i;
+
+	pool_opts(&o);
+	srv_start_pool(&s, &o, 2, true);
+	for (i = 0; i < 3; i++)
+		nl[i].cl = clnt_by_netid(s.port);
+	d0 = atomic_load(&dispatched);
+	null_burst(nl, 3, 100);
+	/* Both loops see every transport's xp_fd: a call dispatched twice
+	 * would count twice (and answer twice). */
+	ck_assert_uint_eq(atomic_load(&dispatched) - d0, 300);
+	/* Stopped, the transports go back to the poll loop... */
+	ck_assert_int_eq(srv_pool_stop(&s), 0);
+	d0 = atomic_load(&dispatched);
+	null_burst(nl, 3, 50);
+	ck_assert_uint_eq(atomic_load(&dispatched) - d0, 150);
+	/* ...and to a new pool. */
+	srv_pool_start(&s, 3);
+	usleep(50000);
+	d0 = atomic_load(&dispatched);
+	null_burst(nl, 3, 50);
+	ck_assert_uint_eq(atomic_load(&dispatched) - d0, 150);
+	for (i = 0; i < 3; i++)
+		clnt_destroy(nl[i].cl);
+	srv_stop(&s);
+}
+END_TEST
+
+/* ---- connections come and go ---- */
+
+START_TEST(test_no_fd_left)
+{
+	struct rpcrdma_opts o;
+	struct srv s;
+	CLIENT *cl[8];
+	int idle, i, now = 0;
+
+	pool_opts(&o);
+	srv_start_pool(&s, &o, 2, false);
+	/*
+	 * A first round opens librdmacm's device files for good and leaves
+	 * the pool one spare eventfd per transport it held at once (svc.h:
+	 * never closed, reused); later rounds come back to that level.
+	 */
+	for (int round = 0; round < 3; round++) {
+		for (i = 0; i < 8; i++) {
+			cl[i] = clnt_by_netid(s.port);
+			echo(cl[i], 64 << 10, (uint32_t)i);
+		}
+		for (i = 0; i < 8; i++)
+			clnt_destroy(cl[i]);
+		for (i = 0; i < 100; i++) {
+			now = open_fds();
+			if (round && now == idle)
+				break;
+			usleep(50000);
+		}
+		if (round == 0)
+			idle = now;
+		fprintf(stderr, "pool: %d fds after round %d of 8 connections "
+			"coming and going\n", now, round);
+		ck_assert_int_eq(now, idle);
+	}
+	srv_stop(&s);
+}
+END_TEST
+
+/* ---- every thread switched: the pool gives up ---- */
+
+START_TEST(test_process_wide_switch)
+{
+	struct timeval five = { 5, 0 };
+	int fds[2], status, port = 0;
+	enum clnt_stat cst;
+	pid_t pid;
+	CLIENT *cl;
+
+	ck_assert_int_eq(pipe(fds), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct rpcrdma_opts o;
+		struct srv s;
+
+		close(fds[0]);
+		pool_opts(&o);
+		srv_start_pool(&s, &o, 2, false);
+		port = s.port;
+		/* glibc's seteuid switches every thread of the process. */
+		if (seteuid(65534) || seteuid(0))
+			_exit(2);
+		if (write(fds[1], &port, sizeof(port)) != sizeof(port))
+			_exit(3);
+		pthread_join(s.pool_th, NULL);
+		_exit(s.pool_rc == -EACCES ? 0 : 4);
+	}
+	close(fds[1]);
+	ck_assert_int_eq(read(fds[0], &port, sizeof(port)), sizeof(port));
+	close(fds[0]);
+	/* The server cannot even accept (rdma_cm refused): creating the
+	 * client may fail already; a call made must fail, not hang. */
+	setenv("RPCRDMA_PORT", "0", 1);
+	cl = NULL;
+	{
+		char p[8];
+
+		snprintf(p, sizeof(p), "%d", port);
+		setenv("RPCRDMA_PORT", p, 1);
+		setenv("RPCRDMA_SRCADDR", addr_a, 1);
+		cl = clnt_create(addr_b, T_PROG, T_VERS, "rdma");
+	}
+	if (cl) {
+		cst = clnt_call(cl, NULLPROC, XVOID, NULL, XVOID, NULL, five);
+		ck_assert_int_ne(cst, RPC_SUCCESS);
+		clnt_destroy(cl);
+	}
+	for (int i = 0; i < 150; i++) {
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			break;
+		if (i == 149) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			ck_abort_msg("the pool did not stop in 15 s");
+		}
+		usleep(100000);
+	}
+	ck_assert(WIFEXITED(status));
+	ck_assert_int_eq(WEXITSTATUS(status), 0);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *su = suite_create("pool");
+	TCase *tc = tcase_create("pool");
+	SRunner *sr;
+	int failed;
+
+	addr_a = getenv("RPCRDMA_ADDR_A");
+	addr_b = getenv("RPCRDMA_ADDR_B");
+	if (!addr_a || !addr_b) {
+		fprintf(stderr, "t_pool: RPCRDMA_ADDR_A/B unset (guest only)\n");
+		return 77;
+	}
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_parallel);
+	tcase_add_test(tc, test_credentials_switch_pool);
+	tcase_add_test(tc, test_beside_poll_loop);
+	tcase_add_test(tc, test_no_fd_left);
+	tcase_add_test(tc, test_process_wide_switch);
+	suite_add_tcase(su, tc);
+	sr = srunner_create(su);
+	srunner_run_all(sr, CK_VERBOSE);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
