@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/timerfd.h>
 
 #include "ep.h"
 
@@ -126,6 +127,7 @@ static struct rpcrdma_ep *ep_alloc(const struct rpcrdma_ep_opts *o)
 	ep->opts = *o;
 	ep->epfd = -1;
 	ep->kickfd = -1;
+	ep->stallfd = -1;
 	ep->down_err = -ENOTCONN;
 	if (pthread_condattr_init(&ca))
 		goto out_free;
@@ -162,6 +164,8 @@ static void ep_free(struct rpcrdma_ep *ep)
 		close(ep->epfd);
 	if (ep->kickfd >= 0)
 		close(ep->kickfd);
+	if (ep->stallfd >= 0)
+		close(ep->stallfd);
 	if (ep->qp)
 		rdma_destroy_qp(ep->id);
 	if (ep->cq)
@@ -338,6 +342,15 @@ static int ep_setup(struct rpcrdma_ep *ep, struct rdma_cm_id *id)
 	ev.data.fd = ep->kickfd;
 	if (epoll_ctl(ep->epfd, EPOLL_CTL_ADD, ep->kickfd, &ev))
 		return -errno;
+	if (ep->opts.stall_ms) {
+		ep->stallfd = timerfd_create(CLOCK_MONOTONIC,
+					     TFD_NONBLOCK | TFD_CLOEXEC);
+		if (ep->stallfd < 0)
+			return -errno;
+		ev.data.fd = ep->stallfd;
+		if (epoll_ctl(ep->epfd, EPOLL_CTL_ADD, ep->stallfd, &ev))
+			return -errno;
+	}
 	return 0;
 }
 
@@ -463,6 +476,8 @@ int rpcrdma_ep_connect(const struct sockaddr *dst, const struct sockaddr *src,
 	ep = ep_alloc(o);
 	if (!ep)
 		return -ENOMEM;
+	/* The requester bounds its waits itself (its calls' timeouts). */
+	ep->opts.stall_ms = 0;
 	tmo = opts_timeout(o);
 	if (o->send_pvtdata) {
 		ret = rpcrdma_pvtdata_encode(&ep->local_pd, pd);
@@ -508,7 +523,7 @@ int rpcrdma_ep_connect(const struct sockaddr *dst, const struct sockaddr *src,
 	/* >= 1 each: the Linux server refuses responder_resources 0. */
 	cp.responder_resources = ep->responder_resources;
 	cp.initiator_depth = ep->initiator_depth;
-	cp.retry_count = EP_RETRY_COUNT;
+	cp.retry_count = o->retry_count ? o->retry_count : EP_RETRY_COUNT;
 	/* As the Linux client: an RNR NAK is fatal, never retried. Both sides
 	 * keep a receive posted for everything the peer may send (credits,
 	 * RFC 8166 section 3.3.1), so an RNR means a broken peer. */

@@ -37,6 +37,10 @@ struct rpcrdma_ep_opts {
 	bool remote_inv;	/* R bit to advertise */
 	int timeout_ms;		/* resolution and connection establishment */
 	uint32_t max_conns;	/* listener: connections at once, 0: no limit */
+	uint32_t stall_ms;	/* accepted: transfers' no-progress deadline
+				 * (0: none); see rpcrdma_ep_check_stall */
+	uint8_t retry_count;	/* transport retries we ask of the peer's QP
+				 * (0: 6; tests play a peer asking 7) */
 };
 
 /* A received message; valid until rpcrdma_ep_rx_done(). */
@@ -200,6 +204,12 @@ bool rpcrdma_ep_xfers_ready(struct rpcrdma_ep *ep);
  * back. */
 void rpcrdma_ep_kick(struct rpcrdma_ep *ep);
 void rpcrdma_ep_unkick(struct rpcrdma_ep *ep);
+/* With opts.stall_ms: while transfers are posted, a timer in the
+ * endpoint's fd fires every quarter of it; this consumes it and closes
+ * the connection (-ETIMEDOUT, counter transfer_stalls) when the send
+ * queue completed nothing for stall_ms while transfers were posted. Call
+ * before polling, whenever the fd was readable. */
+void rpcrdma_ep_check_stall(struct rpcrdma_ep *ep);
 
 /* --- counters (stats.c) --- */
 

@@ -13,6 +13,11 @@
 /* About 330 KiB of pinned buffers and 3 fds per connection with the
  * default credits and thresholds: 256 connections pin about 85 MiB. */
 #define OPTS_DEFAULT_MAX_CONNS	256u
+/* Our own retries (ACK timeout, retry count 6) fail a dead peer's work
+ * requests in about 7.5 s; the deadline is the backstop for a peer that
+ * asked for more (its REQ's retry count binds our QP, and rxe reads 7 as
+ * forever). */
+#define OPTS_DEFAULT_STALL_MS	15000u
 
 void rpcrdma_opts_default(struct rpcrdma_opts *o)
 {
@@ -24,6 +29,7 @@ void rpcrdma_opts_default(struct rpcrdma_opts *o)
 	o->remote_inv = false;	/* until rkeys are memory windows */
 	o->timeout_ms = OPTS_DEFAULT_TIMEOUT_MS;
 	o->max_conns = OPTS_DEFAULT_MAX_CONNS;
+	o->stall_ms = OPTS_DEFAULT_STALL_MS;
 }
 
 /* An unsigned environment value within [lo, hi], or 'dflt'. */
@@ -60,6 +66,8 @@ void rpcrdma_opts_from_env(struct rpcrdma_opts *o)
 	o->no_pvtdata = env_ulong("RPCRDMA_NO_PVTDATA", 0, 1, 0) != 0;
 	o->max_conns = (uint32_t)env_ulong("RPCRDMA_MAX_CONNS", 1, 1u << 20,
 					   o->max_conns);
+	o->stall_ms = (uint32_t)env_ulong("RPCRDMA_STALL_MS", 0, 3600000,
+					  o->stall_ms);
 }
 
 /* RFC 8797 section 4: sizes travel as KiB - 1, so only whole KiB count. */
@@ -82,6 +90,7 @@ int rpcrdma_opts_to_ep(const struct rpcrdma_opts *o, struct rpcrdma_ep_opts *eo)
 	eo->remote_inv = o->remote_inv;
 	eo->timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : OPTS_DEFAULT_TIMEOUT_MS;
 	eo->max_conns = o->max_conns;
+	eo->stall_ms = o->stall_ms;
 	return 0;
 }
 

@@ -661,6 +661,7 @@ static bool_t conn_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 	conn_end_serving(c);
 	conn_close_pending(c);
 	rpcrdma_ep_unkick(c->ep);
+	rpcrdma_ep_check_stall(c->ep);
 	while (!c->dead) {
 		conn_reap_xfers(c);
 		while ((k = ready_pop(c))) {

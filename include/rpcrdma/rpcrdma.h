@@ -23,7 +23,7 @@
 
 /* Knobs for either side. Environment variables (RPCRDMA_PORT,
  * RPCRDMA_SRCADDR, RPCRDMA_INLINE, RPCRDMA_CREDITS, RPCRDMA_MAX_MSG,
- * RPCRDMA_MAX_CONNS, RPCRDMA_NO_PVTDATA)
+ * RPCRDMA_MAX_CONNS, RPCRDMA_STALL_MS, RPCRDMA_NO_PVTDATA)
  * override the defaults for programs created through the netid. */
 struct rpcrdma_opts {
 	uint16_t port;		/* 0: client asks rpcbind; server: 20049 */
@@ -37,6 +37,9 @@ struct rpcrdma_opts {
 	int timeout_ms;		/* address/route resolution and connect */
 	uint32_t max_conns;	/* server: connections at once (256); one
 				 * more is rejected (RDMA-CM REJECT) */
+	uint32_t stall_ms;	/* server: a connection whose RDMA Reads,
+				 * Writes or Sends make no progress for this
+				 * long is closed (15000; 0: never) */
 };
 void rpcrdma_opts_default(struct rpcrdma_opts *o);
 

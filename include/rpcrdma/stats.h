@@ -42,6 +42,9 @@ struct rpcrdma_stats {
 	/* Completion-driven transfers (the server's Reads and replies). */
 	uint64_t xfers_deferred;	/* had to wait for send queue room */
 	uint64_t reads_inflight_peak;	/* most RDMA Reads in flight at once */
+	uint64_t transfer_stalls;	/* connections closed: their Reads,
+					 * Writes or Sends made no progress
+					 * for stall_ms */
 	/* Verbs or RDMA-CM commands the kernel refused with EACCES/EPERM:
 	 * the calling thread's credentials are no longer those that opened
 	 * the device (README: servers that switch credentials). The

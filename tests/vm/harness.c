@@ -279,11 +279,18 @@ struct rpcrdma_ep *raw_connect(uint16_t port)
 struct rpcrdma_ep *raw_connect_opts(uint16_t port,
 				    const struct rpcrdma_opts *o)
 {
-	struct sockaddr_in dst, src;
 	struct rpcrdma_ep_opts eo;
-	struct rpcrdma_ep *ep;
 
 	ck_assert_int_eq(rpcrdma_opts_to_ep(o, &eo), 0);
+	return raw_connect_eo(port, &eo);
+}
+
+struct rpcrdma_ep *raw_connect_eo(uint16_t port,
+				  const struct rpcrdma_ep_opts *eo)
+{
+	struct sockaddr_in dst, src;
+	struct rpcrdma_ep *ep;
+
 	memset(&dst, 0, sizeof(dst));
 	dst.sin_family = AF_INET;
 	dst.sin_port = htons(port);
@@ -292,7 +299,7 @@ struct rpcrdma_ep *raw_connect_opts(uint16_t port,
 	src.sin_family = AF_INET;
 	inet_pton(AF_INET, addr_a, &src.sin_addr);
 	ck_assert_int_eq(rpcrdma_ep_connect((struct sockaddr *)&dst,
-					    (struct sockaddr *)&src, &eo, &ep),
+					    (struct sockaddr *)&src, eo, &ep),
 			 0);
 	return ep;
 }

@@ -88,6 +88,8 @@ void echo_path(CLIENT *cl, size_t n, bool long_path);
 struct rpcrdma_ep *raw_connect(uint16_t port);
 struct rpcrdma_ep *raw_connect_opts(uint16_t port,
 				    const struct rpcrdma_opts *o);
+struct rpcrdma_ep *raw_connect_eo(uint16_t port,
+				  const struct rpcrdma_ep_opts *eo);
 /* Sends nw host-order words as one message. */
 void raw_send(struct rpcrdma_ep *ep, const uint32_t *w, size_t nw);
 /* The next message must be exactly want[0..nw) (host-order words). */

@@ -364,9 +364,21 @@ END_TEST
  * the transport's retry bound (6 retries of a 1.07 s ACK timeout, about
  * 7.5 s; 30 s allowed here).
  */
-START_TEST(test_reads_never_complete)
+/*
+ * A raw client sends a Long Call whose read chunk the server starts to
+ * pull, then its QP goes silent (to the error state: it answers nothing
+ * more). retry_count is what its connection request asks of the server's
+ * QP; the server's stall deadline is stall_ms (0: the default). Other
+ * clients must keep their latency and the bad connection must close
+ * within close_ms; returns the milliseconds the close took.
+ */
+static double reads_never_complete(uint8_t retry_count, uint32_t stall_ms,
+				   double close_ms)
 {
 	enum { BIG = 16u << 20 };
+	struct rpcrdma_ep_opts eo;
+	double t0, took;
+	bool closed;
 	struct rpcrdma_stats g0, g;
 	struct rpcrdma_opts o;
 	struct rpcrdma_mr *mr;
@@ -380,10 +392,15 @@ START_TEST(test_reads_never_complete)
 
 	rpcrdma_opts_default(&o);
 	o.max_msg = 2 * BIG;
+	if (stall_ms)
+		o.stall_ms = stall_ms;
 	srv_start_opts(&s, &o);
 	good = clnt_by_netid(s.port);
 	null_call(good);
-	ep = raw_connect(s.port);
+	rpcrdma_opts_default(&o);
+	ck_assert_int_eq(rpcrdma_opts_to_ep(&o, &eo), 0);
+	eo.retry_count = retry_count;
+	ep = raw_connect_eo(s.port, &eo);
 	raw_null_call(ep, 0x40000001);
 	call = calloc(1, BIG);
 	ck_assert_ptr_nonnull(call);
@@ -426,20 +443,46 @@ START_TEST(test_reads_never_complete)
 	ck_assert_msg(worst < 1000, "a NULL call took %.0f ms", worst);
 	ck_assert_int_gt(calls, 50);
 	/* The stalled connection is closed by the server. */
-	{
-		double t0 = now_ms();
-		bool closed = disconnects_above(g0.disconnects, 30000);
-
-		fprintf(stderr, "stalled reads: closed=%d after %.0f ms\n",
-			closed, now_ms() - t0);
-		ck_assert_msg(closed, "the stalled connection was not closed in 30 s");
-	}
+	t0 = now_ms();
+	closed = disconnects_above(g0.disconnects, (int)close_ms);
+	took = now_ms() - t0 + 3000;	/* the 3 s of calls above */
+	fprintf(stderr, "stalled reads (retry_count %u): closed=%d %.0f ms "
+		"after the peer went silent\n", retry_count, closed, took);
+	ck_assert_msg(closed, "the stalled connection was not closed");
 	null_call(good);
 	rpcrdma_mr_dereg(mr);
 	rpcrdma_ep_destroy(ep);
 	free(call);
 	clnt_destroy(good);
 	srv_stop(&s);
+	return took;
+}
+
+/* The peer asks for our usual retries: they run out (about 7.5 s). */
+START_TEST(test_reads_never_complete)
+{
+	struct rpcrdma_stats g0, g;
+
+	rpcrdma_stats_global(&g0);
+	reads_never_complete(6, 0, 30000);
+	rpcrdma_stats_global(&g);
+	ck_assert_uint_eq(g.transfer_stalls, g0.transfer_stalls);
+}
+END_TEST
+
+/* The peer asks for retry count 7, which rxe reads as "forever": the
+ * server's deadline (4 s here) closes the connection. */
+START_TEST(test_reads_stall_deadline)
+{
+	struct rpcrdma_stats g0, g;
+	double took;
+
+	rpcrdma_stats_global(&g0);
+	took = reads_never_complete(7, 4000, 20000);
+	rpcrdma_stats_global(&g);
+	ck_assert_uint_eq(g.transfer_stalls, g0.transfer_stalls + 1);
+	/* The deadline and one check interval, with slack for TCG. */
+	ck_assert_msg(took < 4000 + 1000 + 3000, "closed after %.0f ms", took);
 }
 END_TEST
 
@@ -546,6 +589,7 @@ int main(void)
 	tcase_add_test(tc, test_xid_mismatch);
 	tcase_add_test(tc, test_conn_limit);
 	tcase_add_test(tc, test_reads_never_complete);
+	tcase_add_test(tc, test_reads_stall_deadline);
 	tcase_add_test(tc, test_receives_not_reposted);
 	tcase_add_test(tc, test_credentials_switch);
 	suite_add_tcase(su, tc);
