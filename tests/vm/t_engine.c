@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "xprt_rdma/engine.h"
+#include "xprt_rdma/ep.h"
 
 #define T_TIMEOUT_MS	10000
 
@@ -567,6 +568,110 @@ START_TEST(test_read_write)
 }
 END_TEST
 
+/* Waits for the server endpoint's next finished transfer. */
+static struct rpcrdma_xfer *xfer_wait(struct rpcrdma_ep *ep)
+{
+	uint64_t end = now_ms() + T_TIMEOUT_MS;
+	struct rpcrdma_xfer *x;
+
+	while (!(x = rpcrdma_ep_xfer_done(ep)) && now_ms() < end)
+		usleep(1000);
+	return x;
+}
+
+/*
+ * Completion-driven transfers (xfer.c) larger than the send queue and the
+ * read window: 1 credit gives a send queue of 19 work requests, and 96
+ * segments of 4 KiB need 96 RDMA Writes and a Send, or 96 RDMA Reads.
+ * xfer_start never waits: what does not fit is posted, in order, as
+ * completions make room (counted in xfers_deferred); every byte lands
+ * where it belongs and the Send arrives after the Writes.
+ */
+START_TEST(test_xfer_deferred)
+{
+	enum { NSEG = 96, SEG = 4096 };
+	struct rpcrdma_ep_opts co = mkopts(4096, 4096, 1, true);
+	struct rpcrdma_ep_opts so = mkopts(4096, 4096, 1, true);
+	static struct rpcrdma_segment segs[NSEG];
+	uint8_t hdr[8] = "written", *cbuf, *sbuf;
+	struct rpcrdma_xfer x, *done;
+	struct rpcrdma_mr *mr;
+	struct rpcrdma_ep *cep;
+	struct rpcrdma_rx rx;
+	uint64_t d0;
+	uint32_t i;
+	struct srv s;
+
+	pair_connect(&co, &so, &s, &cep);
+	cbuf = calloc(NSEG, SEG);
+	sbuf = malloc((size_t)NSEG * SEG);
+	ck_assert_ptr_nonnull(cbuf);
+	ck_assert_ptr_nonnull(sbuf);
+	ck_assert_int_eq(rpcrdma_ep_reg(cep, cbuf, (size_t)NSEG * SEG,
+					RPCRDMA_ACCESS_REMOTE_WRITE, &mr), 0);
+	/* The segments in reverse order of the client's memory. */
+	for (i = 0; i < NSEG; i++) {
+		segs[i].handle = rpcrdma_mr_rkey(mr);
+		segs[i].length = SEG;
+		segs[i].offset = (uint64_t)(uintptr_t)cbuf +
+				 (uint64_t)(NSEG - 1 - i) * SEG;
+	}
+	for (i = 0; i < NSEG * SEG; i++)
+		sbuf[i] = (uint8_t)(i * 31u + (i >> 12));
+	d0 = rpcrdma_ep_stats(s.ep)->xfers_deferred;
+
+	memset(&x, 0, sizeof(x));
+	x.local = sbuf;
+	x.len = (uint64_t)NSEG * SEG;
+	x.segs = segs;
+	x.nsegs = NSEG;
+	x.send[0].iov_base = hdr;
+	x.send[0].iov_len = sizeof(hdr);
+	x.send_cnt = 1;
+	ck_assert_int_eq(rpcrdma_ep_xfer_start(s.ep, &x), 0);
+	ck_assert_uint_eq(rpcrdma_ep_stats(s.ep)->xfers_deferred, d0 + 1);
+	/* Reaping the server's completions posts the rest. */
+	done = xfer_wait(s.ep);
+	ck_assert_ptr_eq(done, &x);
+	ck_assert_int_eq(x.status, 0);
+	/* The Send comes after every Write. */
+	ck_assert_int_eq(rpcrdma_ep_poll(cep, &rx, T_TIMEOUT_MS), 1);
+	ck_assert_mem_eq(rx.data, hdr, sizeof(hdr));
+	for (i = 0; i < NSEG; i++)
+		ck_assert_mem_eq(cbuf + (size_t)(NSEG - 1 - i) * SEG,
+				 sbuf + (size_t)i * SEG, SEG);
+	rpcrdma_ep_rx_done(cep, &rx);
+
+	/* And back by RDMA Read, past the read window. */
+	rpcrdma_mr_dereg(mr);
+	ck_assert_int_eq(rpcrdma_ep_reg(cep, cbuf, (size_t)NSEG * SEG,
+					RPCRDMA_ACCESS_REMOTE_READ, &mr), 0);
+	for (i = 0; i < NSEG; i++)
+		segs[i].handle = rpcrdma_mr_rkey(mr);
+	memset(sbuf, 0, (size_t)NSEG * SEG);
+	memset(&x, 0, sizeof(x));
+	x.read = true;
+	x.local = sbuf;
+	x.len = (uint64_t)NSEG * SEG;
+	x.segs = segs;
+	x.nsegs = NSEG;
+	ck_assert_int_eq(rpcrdma_ep_xfer_start(s.ep, &x), 0);
+	ck_assert_uint_eq(rpcrdma_ep_stats(s.ep)->xfers_deferred, d0 + 2);
+	done = xfer_wait(s.ep);
+	ck_assert_ptr_eq(done, &x);
+	ck_assert_int_eq(x.status, 0);
+	for (i = 0; i < NSEG; i++)
+		ck_assert_mem_eq(sbuf + (size_t)i * SEG,
+				 cbuf + (size_t)(NSEG - 1 - i) * SEG, SEG);
+	ck_assert_uint_le(rpcrdma_ep_stats(s.ep)->reads_inflight_peak,
+			  EP_MAX_RD_WINDOW);
+	rpcrdma_mr_dereg(mr);
+	free(cbuf);
+	free(sbuf);
+	pair_destroy(&s, cep);
+}
+END_TEST
+
 /* An RDMA Read with a key the peer never issued: the peer NAKs it
  * (remote access error), the read fails, both QPs go to error and both
  * endpoints report the connection gone. */
@@ -799,6 +904,7 @@ static Suite *engine_suite(void)
 	tcase_add_test(tc, test_messages);
 	tcase_add_test(tc, test_concurrent_send);
 	tcase_add_test(tc, test_read_write);
+	tcase_add_test(tc, test_xfer_deferred);
 	tcase_add_test(tc, test_bad_rkey);
 	suite_add_tcase(s, tc);
 
