@@ -12,8 +12,11 @@
 #      rate (1, 8, 32, 128 in flight; one shared CLIENT, or one CLIENT per
 #      thread; 32 also from 4 CLIENTs), bulk results and arguments 4 KiB
 #      to 4 MiB
+#      and our rdma server again with a pool of 2 threads
+#      (rpcrdma_svc_run): NULL rate at 32 in flight, 1 and 4 CLIENTs
 #   3. the reference server: the kernel's nfsd (NFSv3 NULL over rdma port
-#      20049, and over tcp) from the same client
+#      20049, and over tcp) from the same client: latency, and NULL rate
+#      at 32 in flight from 1 and from 4 CLIENTs
 #   4. CPU per NULL call on each side, in user-space instructions
 #      (callgrind), with the top functions
 #   5. a system-wide profile (perf record, cpu-clock) of 32 threads of
@@ -148,14 +151,21 @@ stop_server() {
 	wait "$spid" 2>/dev/null
 	spid=
 }
-# client NETID MODE ARGS...: its RESULT line recorded as "rpc ...".
-client() {
-	local netid=$1 o
+# client_as KIND ARGS...: rb_client ARGS, its RESULT line recorded as
+# "KIND ...".
+client_as() {
+	local kind=$1 o
 	shift
-	o=$(timeout 300 "$cli" -n "$netid" "$B" "$@" 2>&1) ||
-		die "rb_client -n $netid $*: ${o:-timed out}"
-	echo "$o" | grep '^RESULT ' | sed 's/^RESULT /rpc /' >>"$res" ||
-		die "rb_client -n $netid $*: no result"
+	o=$(timeout 300 "$cli" "$@" 2>&1) ||
+		die "rb_client $*: ${o:-timed out}"
+	echo "$o" | grep '^RESULT ' | sed "s/^RESULT /$kind /" >>"$res" ||
+		die "rb_client $*: no result"
+}
+# client NETID MODE ARGS...: the benchmark program, recorded as "rpc ...".
+client() {
+	local netid=$1
+	shift
+	client_as rpc -n "$netid" "$B" "$@"
 }
 v0_tx() {
 	cat /sys/class/net/v0/statistics/tx_bytes
@@ -185,6 +195,12 @@ for netid in tcp rdma; do
 	rec "path netid=$netid v0_tx_bytes=$((tx1 - tx0))"
 	stop_server
 done
+say "rpc over rdma, a pool of 2 threads"
+start_server rdma -t 2
+for mode in shared 4; do
+	client_as rpcpool -n rdma "$B" rate 32 $(((RATE_CALLS + 31) / 32)) "$mode"
+done
+stop_server
 
 # ---- 3. the reference server: the kernel's nfsd ----
 say "reference: the kernel's nfsd"
@@ -194,12 +210,17 @@ grep -q ' /proc/fs/nfsd ' /proc/mounts ||
 	mount -t nfsd nfsd /proc/fs/nfsd || die "cannot mount the nfsd file system"
 o=$(rpc.nfsd -N 4 -N 4.1 -N 4.2 2 2>&1) || die "rpc.nfsd: $o"
 echo "rdma 20049" >/proc/fs/nfsd/portlist || die "nfsd would not listen on rdma 20049"
-o=$(timeout 120 "$cli" -n rdma -p 20049 -P 100003 -V 3 "$B" lat "$LAT_N" 2>&1) ||
-	die "NULL calls to nfsd over rdma: $o"
-echo "$o" | grep '^RESULT ' | sed 's/^RESULT /nfsd /' >>"$res"
-o=$(timeout 120 "$cli" -n tcp -P 100003 -V 3 "$B" lat "$LAT_N" 2>&1) ||
-	die "NULL calls to nfsd over tcp: $o"
-echo "$o" | grep '^RESULT ' | sed 's/^RESULT /nfsd /' >>"$res"
+for netid in rdma tcp; do
+	port=
+	[ "$netid" = rdma ] && port="-p 20049"
+	# shellcheck disable=SC2086 # $port: an option and its value, or none
+	client_as nfsd -n "$netid" $port -P 100003 -V 3 "$B" lat "$LAT_N"
+	for mode in shared 4; do
+		# shellcheck disable=SC2086
+		client_as nfsd -n "$netid" $port -P 100003 -V 3 "$B" \
+			rate 32 $(((RATE_CALLS + 31) / 32)) "$mode"
+	done
+done
 echo 0 >/proc/fs/nfsd/threads
 
 # ---- 4. instructions per NULL call, each side (callgrind) ----

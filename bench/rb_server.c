@@ -2,7 +2,7 @@
 /*
  * rb_server: the server of the benchmark program (rb.x), over any netid.
  *
- *   rb_server [-n netid] [-w warmup -x count]
+ *   rb_server [-n netid] [-t threads] [-w warmup -x count]
  *
  * Registered with rpcbind through svc_tp_create(), the usual rpcgen way;
  * "rdma" is served by librpcrdma, every other netid by libtirpc. READ
@@ -14,6 +14,9 @@
  * NULL call, dumped as "rb_server measured" after 'count' more NULL calls
  * were answered, and the server exits. Outside valgrind these client
  * requests do nothing.
+ *
+ * With -t the rdma transports are served by rpcrdma_svc_run(threads)
+ * instead of svc_run (libtirpc's own netids have no pool).
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -22,6 +25,7 @@
 #include <unistd.h>
 #include <rpc/rpc.h>
 #include <valgrind/callgrind.h>
+#include <rpcrdma/rpcrdma.h>
 #include "rb.h"
 #include "rb_util.h"
 
@@ -39,6 +43,8 @@ bool_t rbproc_null_1_svc(void *arg, void *res, struct svc_req *rq)
 	(void)arg;
 	(void)res;
 	(void)rq;
+	if (!rb.count)
+		return TRUE;	/* not measuring (and perhaps threaded) */
 	rb.nulls++;
 	rb.null_sent = true;
 	if (rb.count && rb.nulls == rb.warmup)
@@ -83,7 +89,8 @@ int rbprog_1_freeresult(SVCXPRT *transp, xdrproc_t xdr_result, caddr_t res)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: rb_server [-n netid] [-w warmup -x count]\n");
+	fprintf(stderr, "usage: rb_server [-n netid] [-t threads] "
+		"[-w warmup -x count]\n");
 	exit(2);
 }
 
@@ -91,10 +98,11 @@ int main(int argc, char **argv)
 {
 	const char *netid = "rdma";
 	struct netconfig *nc;
+	unsigned long threads = 0;
 	SVCXPRT *xprt;
-	int c;
+	int c, rc;
 
-	while ((c = getopt(argc, argv, "n:w:x:h")) != -1) {
+	while ((c = getopt(argc, argv, "n:t:w:x:h")) != -1) {
 		switch (c) {
 		case 'n':
 			netid = optarg;
@@ -105,11 +113,15 @@ int main(int argc, char **argv)
 		case 'x':
 			rb.count = strtoul(optarg, NULL, 10);
 			break;
+		case 't':
+			threads = strtoul(optarg, NULL, 10);
+			break;
 		default:
 			usage();
 		}
 	}
-	if (optind != argc || (rb.count && !rb.warmup))
+	if (optind != argc || (rb.count && !rb.warmup) ||
+	    (threads && (rb.count || strcmp(netid, "rdma"))))
 		usage();
 	rb.pattern = rb_pattern(RB_MAXDATA);
 	nc = getnetconfigent(netid);
@@ -125,8 +137,14 @@ int main(int argc, char **argv)
 			clnt_spcreateerror("svc_tp_create"));
 		return 1;
 	}
-	printf("rb_server: serving over %s\n", netid);
+	printf("rb_server: serving over %s%s\n", netid,
+	       threads ? " with a pool" : "");
 	fflush(stdout);
+	if (threads) {
+		rc = rpcrdma_svc_run((unsigned int)threads);
+		fprintf(stderr, "rb_server: rpcrdma_svc_run: %d\n", rc);
+		return 1;
+	}
 	svc_run();
 	fprintf(stderr, "rb_server: svc_run returned\n");
 	return 1;

@@ -124,6 +124,29 @@ for t in $(awk '$1 == "rpc" && /mode=rate/ && /netid=rdma/ && /clients=shared/ {
 	done
 done
 
+# The server side: our server (svc_run, and a pool of 2 threads) against
+# the kernel's nfsd (2 threads), the same client and load.
+for m in shared 4; do
+	case $m in
+	shared) what="1 CLIENT" ;;
+	*) what="$m CLIENTs" ;;
+	esac
+	r=$(get rpc mode=rate netid=rdma threads=32 clients="$m" calls_per_s)
+	p=$(get rpcpool mode=rate netid=rdma threads=32 clients="$m" calls_per_s)
+	n=$(get nfsd mode=rate netid=rdma threads=32 clients="$m" calls_per_s)
+	x=$(ratio "$r" "$n")
+	row "NULL calls/s, 32 in flight, $what, svc_run" "$r" "$n" \
+		"kernel nfsd, rdma" "$x" ">= 1: $(verdict "$x" '>=' 1)"
+	x=$(ratio "$p" "$n")
+	row "NULL calls/s, 32 in flight, $what, pool 2" "$p" "$n" \
+		"kernel nfsd, rdma" "$x" ">= 1: $(verdict "$x" '>=' 1)"
+	row "NULL calls/s, 32 in flight, $what, pool 2" "$p" "$r" \
+		"our svc_run" "$(ratio "$p" "$r")"
+	row "NULL calls/s, 32 in flight, $what, nfsd tcp" "-" \
+		"$(get nfsd mode=rate netid=tcp threads=32 clients="$m" calls_per_s)" \
+		"(for scale)" "-"
+done
+
 sizes=$(awk '$1 == "rpc" && /mode=read/ && /netid=rdma/ {
 	for (i = 2; i <= NF; i++) if ($i ~ /^size=/) print substr($i, 6) }' "$res")
 human() {
