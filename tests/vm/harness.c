@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Scaffolding of the server-side guest tests: see harness.h. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -15,6 +17,49 @@
 const char *addr_a, *addr_b;
 SVCXPRT *_Atomic last_xprt;
 atomic_uint dispatched;
+
+double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+int open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+bool guest_addrs(const char *prog)
+{
+	addr_a = getenv("RPCRDMA_ADDR_A");
+	addr_b = getenv("RPCRDMA_ADDR_B");
+	if (!addr_a || !addr_b) {
+		fprintf(stderr, "%s: RPCRDMA_ADDR_A/B unset (guest only)\n",
+			prog);
+		return false;
+	}
+	return true;
+}
+
+int run_suite(Suite *su)
+{
+	SRunner *sr = srunner_create(su);
+	int failed;
+
+	srunner_run_all(sr, CK_VERBOSE);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
 
 uint16_t port_new(void)
 {

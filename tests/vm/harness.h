@@ -35,6 +35,13 @@ extern SVCXPRT *_Atomic last_xprt;	/* transport of the last call */
 extern const struct timeval tmo;	/* 60 s */
 
 uint16_t port_new(void);
+double now_ms(void);			/* CLOCK_MONOTONIC */
+int open_fds(void);			/* entries of /proc/self/fd */
+/* Sets addr_a/addr_b from the environment; false (and says why) when
+ * unset, outside the guest: the test then exits 77. */
+bool guest_addrs(const char *prog);
+/* Runs the suite verbosely: EXIT_SUCCESS or EXIT_FAILURE. */
+int run_suite(Suite *su);
 
 struct blob {
 	u_int len;

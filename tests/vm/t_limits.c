@@ -26,14 +26,6 @@
 #include "harness.h"
 #include "../../xprt_rdma/ep.h"
 
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 /* Waits up to ms for the process's disconnect count to exceed n. */
 static bool disconnects_above(uint64_t n, int ms)
 {
@@ -263,18 +255,6 @@ START_TEST(test_xid_mismatch)
 END_TEST
 
 /* ---- the connection limit ---- */
-
-static int open_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-
-	ck_assert_ptr_nonnull(d);
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n;
-}
 
 /* A NULL call on a new CLIENT; its clnt_stat (creation failure too). */
 static enum clnt_stat try_client(uint16_t port, CLIENT **out)
@@ -574,15 +554,9 @@ int main(void)
 {
 	Suite *su = suite_create("limits");
 	TCase *tc = tcase_create("limits");
-	SRunner *sr;
-	int failed;
 
-	addr_a = getenv("RPCRDMA_ADDR_A");
-	addr_b = getenv("RPCRDMA_ADDR_B");
-	if (!addr_a || !addr_b) {
-		fprintf(stderr, "t_limits: RPCRDMA_ADDR_A/B unset (guest only)\n");
+	if (!guest_addrs("t_limits"))
 		return 77;
-	}
 	tcase_set_timeout(tc, 200);
 	tcase_add_test(tc, test_grant_constant);
 	tcase_add_test(tc, test_credit_overrun);
@@ -593,9 +567,5 @@ int main(void)
 	tcase_add_test(tc, test_receives_not_reposted);
 	tcase_add_test(tc, test_credentials_switch);
 	suite_add_tcase(su, tc);
-	sr = srunner_create(su);
-	srunner_run_all(sr, CK_VERBOSE);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(su);
 }

@@ -25,26 +25,6 @@
 #include <rpcrdma/rpcrdma.h>
 #include "harness.h"
 
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int open_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-
-	ck_assert_ptr_nonnull(d);
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n;
-}
-
 static void pool_opts(struct rpcrdma_opts *o)
 {
 	rpcrdma_opts_default(o);
@@ -234,7 +214,7 @@ START_TEST(test_no_fd_left)
 	struct rpcrdma_opts o;
 	struct srv s;
 	CLIENT *cl[8];
-	int idle, i, now = 0;
+	int idle = 0, i, now = 0;
 
 	pool_opts(&o);
 	srv_start_pool(&s, &o, 2, false);
@@ -334,15 +314,9 @@ int main(void)
 {
 	Suite *su = suite_create("pool");
 	TCase *tc = tcase_create("pool");
-	SRunner *sr;
-	int failed;
 
-	addr_a = getenv("RPCRDMA_ADDR_A");
-	addr_b = getenv("RPCRDMA_ADDR_B");
-	if (!addr_a || !addr_b) {
-		fprintf(stderr, "t_pool: RPCRDMA_ADDR_A/B unset (guest only)\n");
+	if (!guest_addrs("t_pool"))
 		return 77;
-	}
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_parallel);
 	tcase_add_test(tc, test_credentials_switch_pool);
@@ -350,9 +324,5 @@ int main(void)
 	tcase_add_test(tc, test_no_fd_left);
 	tcase_add_test(tc, test_process_wide_switch);
 	suite_add_tcase(su, tc);
-	sr = srunner_create(su);
-	srunner_run_all(sr, CK_VERBOSE);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(su);
 }
