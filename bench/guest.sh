@@ -7,7 +7,8 @@
 #
 #   1. the fabric: perftest over RDMA-CM from rxe0 to rxe1 (ib_send_lat
 #      64 B, ib_send_bw 64 B, ib_write_bw and ib_read_bw 4 KiB to 4 MiB)
-#   2. the benchmark program (bench/rb.x) over "rdma" and over libtirpc
+#   2. the benchmark program (bench/rb.x) over "rdma" (with reply size
+#      hints; NULL latency and rate also without) and over libtirpc
 #      "tcp", both crossing v0 -> v1: NULL latency (1 in flight), NULL
 #      rate (1, 8, 32, 128 in flight; one shared CLIENT, or one CLIENT per
 #      thread; 32 also from 4 CLIENTs), bulk results and arguments 4 KiB
@@ -176,6 +177,12 @@ for netid in tcp rdma; do
 	start_server "$netid"
 	tx0=$(v0_tx)
 	client "$netid" lat "$LAT_N"
+	if [ "$netid" = rdma ]; then
+		# Without reply size hints: every call offers a reply chunk.
+		client_as rpcdefault -n rdma -R "$B" lat "$LAT_N"
+		client_as rpcdefault -n rdma -R "$B" rate 32 \
+			$(((RATE_CALLS + 31) / 32)) shared
+	fi
 	for t in $THREADS; do
 		modes="shared own"
 		# 32 in flight also from 4 CLIENTs of 8 threads each.

@@ -3,7 +3,7 @@
  * rb_client: the client of the benchmark program (rb.x), over any netid,
  * through rpcgen's MT-safe stubs (rpcgen -M).
  *
- *   rb_client [-n netid] [-p port] [-P prog] [-V vers] host MODE ARGS
+ *   rb_client [-n netid] [-p port] [-P prog] [-V vers] [-R] host MODE ARGS
  *     lat N              N NULL calls, one in flight: p50, p99, mean
  *     rate T N shared|own|K  T threads, N NULL calls each, sharing one
  *                        CLIENT, one CLIENT per thread, or K CLIENTs
@@ -20,6 +20,11 @@
  * -P/-V call another program's NULL procedure (the lat mode only), for
  * example the kernel's nfsd (100003 version 3, -p 20049 over rdma).
  * -p over rdma sets the port (RPCRDMA_PORT); otherwise rpcbind is asked.
+ *
+ * Over rdma each CLIENT gets reply size hints (CLSET_RDMA_PROC_REPLY):
+ * NULL and WRITE replies fit inline, so those calls offer no reply chunk,
+ * and READ's reply chunk is the result's size. -R leaves the library's
+ * default (a max_msg reply chunk offered by every call).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -30,6 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <rpc/rpc.h>
+#include <rpcrdma/rpcrdma.h>
 #include <valgrind/callgrind.h>
 #include "rb.h"
 #include "rb_util.h"
@@ -39,8 +45,33 @@ static struct {
 	rpcprog_t prog;
 	rpcvers_t vers;
 	uint8_t *pattern;
+	unsigned long read_size;	/* READ mode's result size */
+	bool no_hints;
 	pthread_barrier_t start;
 } g = { .prog = RBPROG, .vers = RBVERS };
+
+/* An accepted reply's RPC header: xid, REPLY, MSG_ACCEPTED, AUTH_NONE
+ * verifier (flavor, length), SUCCESS (RFC 5531 section 9). */
+#define RB_REPLY_HDR	24u
+
+static bool set_hint(CLIENT *cl, rpcproc_t proc, unsigned long max)
+{
+	struct rpcrdma_proc_reply h = { proc, (uint32_t)max };
+
+	return clnt_control(cl, CLSET_RDMA_PROC_REPLY, (char *)&h);
+}
+
+/* The largest reply of each procedure (g.read_size for READ). */
+static bool set_hints(CLIENT *cl)
+{
+	if (g.no_hints || strncmp(g.netid, "rdma", 4))
+		return true;
+	return set_hint(cl, RBPROC_NULL, RB_REPLY_HDR) &&
+	       set_hint(cl, RBPROC_WRITE, RB_REPLY_HDR + 4) &&
+	       (!g.read_size ||
+		set_hint(cl, RBPROC_READ,
+			 RB_REPLY_HDR + 4 + ((g.read_size + 3) & ~3ul)));
+}
 
 static double now_s(void)
 {
@@ -61,6 +92,11 @@ static CLIENT *connect_client(void)
 		return NULL;
 	}
 	clnt_control(cl, CLSET_TIMEOUT, (char *)&tv);
+	if (!set_hints(cl)) {
+		fprintf(stderr, "rb_client: cannot set reply size hints\n");
+		clnt_destroy(cl);
+		return NULL;
+	}
 	return cl;
 }
 
@@ -276,7 +312,7 @@ static unsigned long size_arg(const char *s)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: rb_client [-n netid] [-p port] [-P prog] [-V vers] host MODE ARGS\n"
+		"usage: rb_client [-n netid] [-p port] [-P prog] [-V vers] [-R] host MODE ARGS\n"
 		"  lat N | rate THREADS N shared|own|K | read SIZE N | write SIZE N |\n"
 		"  instr WARMUP N\n");
 	exit(2);
@@ -290,7 +326,7 @@ int main(int argc, char **argv)
 	int c, rc;
 
 	g.netid = "rdma";
-	while ((c = getopt(argc, argv, "n:p:P:V:h")) != -1) {
+	while ((c = getopt(argc, argv, "n:p:P:V:Rh")) != -1) {
 		switch (c) {
 		case 'n':
 			g.netid = optarg;
@@ -303,6 +339,9 @@ int main(int argc, char **argv)
 			break;
 		case 'V':
 			g.vers = strtoul(optarg, NULL, 0);
+			break;
+		case 'R':
+			g.no_hints = true;
 			break;
 		default:
 			usage();
@@ -322,6 +361,8 @@ int main(int argc, char **argv)
 		g.pattern = rb_pattern(a ? a : 1);
 		if (!g.pattern)
 			return 1;
+		if (mode[0] == 'r')
+			g.read_size = a;
 	}
 	cl = connect_client();
 	if (!cl)

@@ -93,6 +93,9 @@ x=$(ratio "$r50" "$t50")
 row "NULL latency p50, 1 in flight (us)" "$r50" "$t50" "tcp" "$x" \
 	"< 1: $(verdict "$x" '<' 1)"
 row "NULL latency p99, 1 in flight (us)" "$r99" "$t99" "tcp" "$(ratio "$r99" "$t99")"
+d50=$(get rpcdefault mode=lat netid=rdma p50_us)
+row "NULL latency p50, no reply hint (us)" "$d50" "$t50" "tcp" "$(ratio "$d50" "$t50")"
+row "NULL latency p50, no reply hint (us)" "$d50" "$r50" "with hints" "$(ratio "$d50" "$r50")"
 n50=$(get nfsd mode=lat netid=rdma p50_us)
 x=$(ratio "$r50" "$n50")
 row "NULL latency p50, our server (us)" "$r50" "$n50" "kernel nfsd, rdma" "$x" \
@@ -123,6 +126,10 @@ for t in $(awk '$1 == "rpc" && /mode=rate/ && /netid=rdma/ && /clients=shared/ {
 		fi
 	done
 done
+
+d=$(get rpcdefault mode=rate netid=rdma threads=32 clients=shared calls_per_s)
+r=$(get rpc mode=rate netid=rdma threads=32 clients=shared calls_per_s)
+row "NULL calls/s, 32 in flight, 1 CLIENT, no hint" "$d" "$r" "with hints" "$(ratio "$d" "$r")"
 
 # The server side: our server (svc_run, and a pool of 2 threads) against
 # the kernel's nfsd (2 threads), the same client and load.

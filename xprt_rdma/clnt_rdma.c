@@ -6,9 +6,12 @@
  * Calls travel inline (RDMA_MSG) when the transport header plus the RPC
  * message fit the negotiated send threshold, else as a Long Call
  * (RDMA_NOMSG, the whole message in a position-zero read chunk, RFC 8166
- * section 3.5.3). Every call offers a reply chunk of max_msg bytes so a
- * reply of any size can come back (Long Reply, section 3.5.4); the server
- * uses it only when the reply does not fit inline. The responder's decoder
+ * section 3.5.3). A call offers a reply chunk so that a reply larger than
+ * the inline threshold can come back (Long Reply, section 3.5.4): of
+ * max_msg bytes when nothing is known of the procedure's replies, of the
+ * hinted size, or none when the hint fits inline (CLSET_RDMA_REPLY_MAX,
+ * CLSET_RDMA_PROC_REPLY); the server uses it only when the reply does not
+ * fit inline. The responder's decoder
  * bounds the sum of all chunks in one header (16 MiB + 64 KiB by default),
  * so a Long Call's reply chunk is cut to what its read chunk leaves.
  *
@@ -81,6 +84,7 @@ struct ct_slot {
 	uint32_t rdma_err;  /* RDMA_ERROR code with -EPROTO */
 	uint32_t reply_len; /* RPC reply bytes in reply_buf */
 	uint32_t reply_chunk; /* bytes offered in the reply chunk */
+	uint32_t reply_hint;  /* largest reply of its procedure, 0: unknown */
 };
 
 struct ct {
@@ -114,6 +118,10 @@ struct ct {
 	struct timeval wait;
 	bool wait_set;
 	struct rpc_err error;
+	/* Reply size hints: for every procedure, and per procedure. */
+	uint32_t reply_max;
+	struct rpcrdma_proc_reply *hints;
+	uint32_t nhints, hints_cap;
 };
 
 static const struct clnt_ops clnt_rdma_ops;
@@ -543,6 +551,69 @@ static bool ct_encode(struct ct *ct, struct ct_slot *s, uint32_t xid,
 	return ok && AUTH_WRAP(auth, &s->xdr, xargs, argsp);
 }
 
+/* The bound on proc's replies, or 0 (ct->lock held). */
+static uint32_t ct_reply_hint(const struct ct *ct, rpcproc_t proc)
+{
+	for (uint32_t i = 0; i < ct->nhints; i++)
+		if (ct->hints[i].proc == proc)
+			return ct->hints[i].reply_max;
+	return ct->reply_max;
+}
+
+/* Sets (reply_max 0: drops) proc's hint (ct->lock held). */
+static bool ct_set_hint(struct ct *ct, const struct rpcrdma_proc_reply *h)
+{
+	uint32_t i;
+
+	for (i = 0; i < ct->nhints && ct->hints[i].proc != h->proc; i++)
+		;
+	if (i < ct->nhints) {
+		if (h->reply_max)
+			ct->hints[i].reply_max = h->reply_max;
+		else
+			ct->hints[i] = ct->hints[--ct->nhints];
+		return true;
+	}
+	if (!h->reply_max)
+		return true;
+	if (ct->nhints == ct->hints_cap) {
+		uint32_t cap = ct->hints_cap ? 2 * ct->hints_cap : 8;
+		struct rpcrdma_proc_reply *n;
+
+		n = realloc(ct->hints, cap * sizeof(*n));
+		if (!n)
+			return false;
+		ct->hints = n;
+		ct->hints_cap = cap;
+	}
+	ct->hints[ct->nhints++] = *h;
+	return true;
+}
+
+/*
+ * The reply chunk s offers (RFC 8166 section 3.5.4): none when the hinted
+ * reply fits inline after our reply's transport header (no chunk lists),
+ * else the hint rounded to XDR units, or max_msg without a hint; never
+ * more than room, what the responder's chunk bound leaves.
+ */
+static uint32_t ct_reply_chunk(const struct ct *ct, const struct ct_slot *s,
+			       const struct rpcrdma_inline *inl, uint64_t room)
+{
+	uint64_t want = ct->opts.max_msg;
+
+	if (s->reply_hint) {
+		if (s->reply_hint <= inl->recv_max - RPCRDMA_HDR_MIN)
+			return 0;
+		want = ((uint64_t)s->reply_hint + RPCRDMA_XDR_UNIT - 1) &
+		       ~(uint64_t)(RPCRDMA_XDR_UNIT - 1);
+	}
+	if (want > ct->opts.max_msg)
+		want = ct->opts.max_msg;
+	if (want > room)
+		want = room;
+	return (uint32_t)want & ~(RPCRDMA_XDR_UNIT - 1);
+}
+
 /*
  * Registers what the peer needs, builds the transport header and sends
  * (RFC 8166 section 3.5: inline, or Long Call). 0 or -errno; the
@@ -579,9 +650,7 @@ static int ct_send(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
 	room = ct->limits.max_chunk_bytes;
 	if (plan.kind == RPCRDMA_CALL_LONG)
 		room = room > rpc_len ? room - rpc_len : 0;
-	s->reply_chunk = (uint32_t)(room < ct->opts.max_msg ? room
-							    : ct->opts.max_msg);
-	s->reply_chunk &= ~(RPCRDMA_XDR_UNIT - 1);
+	s->reply_chunk = ct_reply_chunk(ct, s, inl, room);
 	if (s->reply_chunk) {
 		rc = rpcrdma_ep_reg(ep, s->reply_buf, s->reply_chunk,
 				    RPCRDMA_ACCESS_REMOTE_WRITE, &s->reply_mr);
@@ -742,6 +811,7 @@ static enum clnt_stat ct_call_once(struct ct *ct, rpcproc_t proc,
 	xid = atomic_fetch_add(&ct->next_xid, 1);
 	ct->last_xid = xid;
 	s->xid = xid;
+	s->reply_hint = ct_reply_hint(ct, proc);
 	pthread_mutex_unlock(&ct->lock);
 
 	rc = slot_prepare(ct, s);
@@ -937,6 +1007,24 @@ static bool_t clnt_rdma_control(CLIENT *cl, u_int req, void *info)
 		else
 			ok = FALSE;
 		break;
+	case CLSET_RDMA_REPLY_MAX:
+		ct->reply_max = *(uint32_t *)info;
+		break;
+	case CLGET_RDMA_REPLY_MAX:
+		*(uint32_t *)info = ct->reply_max;
+		break;
+	case CLSET_RDMA_PROC_REPLY:
+		ok = ct_set_hint(ct, info);
+		break;
+	case CLGET_RDMA_PROC_REPLY: {
+		struct rpcrdma_proc_reply *h = info;
+
+		h->reply_max = 0;
+		for (uint32_t i = 0; i < ct->nhints; i++)
+			if (ct->hints[i].proc == h->proc)
+				h->reply_max = ct->hints[i].reply_max;
+		break;
+	}
 	default:
 		ok = FALSE;
 		break;
@@ -954,6 +1042,7 @@ static void ct_free(struct ct *ct)
 		free(ct->slots[i].reply_buf);
 	}
 	free(ct->slots);
+	free(ct->hints);
 	free(ct->src_str);
 	free(ct->clnt.cl_netid);
 	free(ct->clnt.cl_tp);

@@ -46,6 +46,29 @@ void rpcrdma_opts_default(struct rpcrdma_opts *o);
 /* clnt_control() requests beyond libtirpc's own. */
 #define CLGET_RDMA_STATS	0x5201	/* struct rpcrdma_stats * */
 #define CLGET_RDMA_INLINE	0x5202	/* struct rpcrdma_inline * */
+/*
+ * Reply size hints (RFC 8166 section 3.5.4: a requester offers a reply
+ * chunk when the reply might not fit inline). Without a hint every call
+ * offers a reply chunk of max_msg bytes, registered for the call: safe
+ * for any reply, and the largest part of a small call's cost. With a
+ * hint, the largest RPC reply message (header included) of a procedure,
+ * a call offers no reply chunk when that fits the inline threshold, and
+ * else one of the hinted size. The hint must be an upper bound: a larger
+ * reply then fails its call (RPC_CANTRECV, re_errno EBADMSG: the server's
+ * ERR_CHUNK) after the server ran the procedure.
+ *
+ * CLSET_RDMA_REPLY_MAX: uint32_t *, the bound for every procedure without
+ * a hint of its own (0: none, the default). CLSET_RDMA_PROC_REPLY: struct
+ * rpcrdma_proc_reply *, one procedure's bound (0: forget it).
+ */
+#define CLSET_RDMA_REPLY_MAX	0x5203
+#define CLGET_RDMA_REPLY_MAX	0x5204
+#define CLSET_RDMA_PROC_REPLY	0x5205
+#define CLGET_RDMA_PROC_REPLY	0x5206	/* in: proc; out: its bound or 0 */
+struct rpcrdma_proc_reply {
+	rpcproc_t proc;
+	uint32_t reply_max;
+};
 
 CLIENT *clnt_rdma_create(const char *host, rpcprog_t prog, rpcvers_t vers,
 			 const struct rpcrdma_opts *opts);

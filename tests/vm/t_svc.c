@@ -396,6 +396,107 @@ static bool rpcbind_answers(void)
 	return ok;
 }
 
+/*
+ * Reply size hints (CLSET_RDMA_REPLY_MAX, CLSET_RDMA_PROC_REPLY; RFC 8166
+ * section 3.5.4): without one every call offers a reply chunk; a hint
+ * that fits inline offers none; a larger one offers a reply chunk of its
+ * size, exactly enough for such a reply (4 bytes less is not); a reply
+ * larger than its hint fails its call with the server's ERR_CHUNK and the
+ * connection carries on.
+ */
+static struct rpcrdma_stats clnt_stats(CLIENT *cl)
+{
+	struct rpcrdma_stats st;
+
+	ck_assert(clnt_control(cl, CLGET_RDMA_STATS, (char *)&st));
+	return st;
+}
+
+/* An echo of n bytes that must fail with the server's ERR_CHUNK. */
+static void echo_err_chunk(CLIENT *cl, size_t n)
+{
+	struct blob a = { (u_int)n, mkdata(3, n) }, r = { 0, NULL };
+	struct rpc_err e;
+
+	ck_assert_int_eq(clnt_call(cl, P_ECHO, XP(xdr_blob), (caddr_t)&a,
+				   XP(xdr_blob), (caddr_t)&r, tmo),
+			 RPC_CANTRECV);
+	clnt_geterr(cl, &e);
+	ck_assert_int_eq(e.re_errno, EBADMSG);
+	free(a.data);
+}
+
+START_TEST(test_reply_hints)
+{
+	/* An echo's reply: the RPC reply header (24), the length, the data. */
+	enum { BIG = 65536, BIG_REPLY = 24 + 4 + BIG };
+	struct rpcrdma_proc_reply h = { P_ECHO, BIG_REPLY };
+	struct rpcrdma_stats a, b, sa, sb;
+	struct srv s;
+	SVCXPRT *x;
+	CLIENT *cl;
+	uint32_t v = 0;
+
+	srv_start(&s, 0);
+	cl = clnt_by_netid(s.port);
+	x = echo(cl, 1, 1);
+	ck_assert(clnt_control(cl, CLGET_RDMA_REPLY_MAX, (char *)&v));
+	ck_assert_uint_eq(v, 0);
+
+	/* No hint: a reply chunk offered, even for NULL. */
+	a = clnt_stats(cl);
+	null_call(cl);
+	b = clnt_stats(cl);
+	ck_assert_uint_eq(b.reply_chunks - a.reply_chunks, 1);
+
+	/* Every procedure's replies fit inline: no reply chunk... */
+	v = 24;
+	ck_assert(clnt_control(cl, CLSET_RDMA_REPLY_MAX, (char *)&v));
+	a = clnt_stats(cl);
+	null_call(cl);
+	echo(cl, 1000, 2);
+	b = clnt_stats(cl);
+	ck_assert_uint_eq(b.reply_chunks, a.reply_chunks);
+	ck_assert_uint_eq(b.replies_inline - a.replies_inline, 2);
+	/* ...so a reply that does not fit is the server's ERR_CHUNK. */
+	sa = svc_stats_of(x);
+	echo_err_chunk(cl, BIG);
+	sb = svc_stats_of(x);
+	ck_assert_uint_eq(sb.err_chunk_sent - sa.err_chunk_sent, 1);
+	null_call(cl);
+
+	/* ECHO's own hint wins: a reply chunk of exactly its reply. */
+	ck_assert(clnt_control(cl, CLSET_RDMA_PROC_REPLY, (char *)&h));
+	a = clnt_stats(cl);
+	sa = svc_stats_of(x);
+	ck_assert_ptr_eq(echo(cl, BIG, 4), x);
+	null_call(cl);
+	b = clnt_stats(cl);
+	sb = svc_stats_of(x);
+	ck_assert_uint_eq(b.reply_chunks - a.reply_chunks, 1);
+	ck_assert_uint_eq(b.replies_long - a.replies_long, 1);
+	ck_assert_uint_eq(sb.reply_chunks - sa.reply_chunks, 1);
+	h.reply_max = 0;
+	ck_assert(clnt_control(cl, CLGET_RDMA_PROC_REPLY, (char *)&h));
+	ck_assert_uint_eq(h.reply_max, BIG_REPLY);
+	/* Four bytes short of the reply: ERR_CHUNK again. */
+	h.reply_max = BIG_REPLY - 4;
+	ck_assert(clnt_control(cl, CLSET_RDMA_PROC_REPLY, (char *)&h));
+	echo_err_chunk(cl, BIG);
+	/* Forgotten: back to the CLIENT's bound. */
+	h.reply_max = 0;
+	ck_assert(clnt_control(cl, CLSET_RDMA_PROC_REPLY, (char *)&h));
+	ck_assert(clnt_control(cl, CLGET_RDMA_PROC_REPLY, (char *)&h));
+	ck_assert_uint_eq(h.reply_max, 0);
+	echo_err_chunk(cl, BIG);
+	v = 0;
+	ck_assert(clnt_control(cl, CLSET_RDMA_REPLY_MAX, (char *)&v));
+	echo(cl, BIG, 5);
+	clnt_destroy(cl);
+	srv_stop(&s);
+}
+END_TEST
+
 /* rpcbind -f (not -w: no saved registrations) with a private /run. */
 static const char *rpcbind_start(void)
 {
@@ -513,20 +614,16 @@ int main(void)
 	Suite *su = suite_create("svc_rdma");
 	TCase *tc = tcase_create("svc");
 	const char *why;
-	SRunner *sr;
-	int failed;
+	int rc;
 
-	addr_a = getenv("RPCRDMA_ADDR_A");
-	addr_b = getenv("RPCRDMA_ADDR_B");
-	if (!addr_a || !addr_b) {
-		fprintf(stderr, "t_svc: RPCRDMA_ADDR_A/B unset (guest only)\n");
+	if (!guest_addrs("t_svc"))
 		return 77;
-	}
 	tcase_set_timeout(tc, 240);
 	tcase_add_test(tc, test_netid_calls);
 	tcase_add_test(tc, test_many_clients);
 	tcase_add_test(tc, test_bad_headers);
 	tcase_add_test(tc, test_ddp_read_chunk);
+	tcase_add_test(tc, test_reply_hints);
 	suite_add_tcase(su, tc);
 	why = rpcbind_start();
 	if (!why) {
@@ -537,13 +634,10 @@ int main(void)
 	} else {
 		printf("t_svc: SKIP test_rpcbind: %s\n", why);
 	}
-	sr = srunner_create(su);
-	srunner_run_all(sr, CK_VERBOSE);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	rc = run_suite(su);
 	if (rpcbind_pid > 0) {
 		kill(rpcbind_pid, SIGTERM);
 		waitpid(rpcbind_pid, NULL, 0);
 	}
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return rc;
 }
