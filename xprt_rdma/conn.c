@@ -893,6 +893,8 @@ void ep_cm_events(struct rpcrdma_ep *ep)
 			break;
 		}
 	}
+	/* EAGAIN: nothing more; EACCES: this thread's cred changed. */
+	ep_count_errno(ep, errno);
 }
 
 void rpcrdma_ep_destroy(struct rpcrdma_ep *ep)

@@ -169,6 +169,7 @@ static int ep_wc(struct rpcrdma_ep *ep, const struct ibv_wc *wc)
 int ep_reap(struct rpcrdma_ep *ep)
 {
 	struct ibv_wc wc[EP_POLL_BATCH];
+	uint64_t done = ep->sq_done;
 	int n, i, got = 0;
 
 	do {
@@ -180,6 +181,8 @@ int ep_reap(struct rpcrdma_ep *ep)
 		for (i = 0; i < n; i++)
 			got += ep_wc(ep, &wc[i]);
 	} while (n == EP_POLL_BATCH);
+	if (ep->stallfd >= 0 && ep->sq_done != done)
+		ep->sq_progress_ms = ep_now_ms();
 	if (ep->xf_count)
 		ep_xfer_progress(ep);
 	return got;
@@ -437,6 +440,7 @@ int ep_sq_post(struct rpcrdma_ep *ep, struct ibv_send_wr *wr, bool signal)
 {
 	struct ibv_send_wr *bad;
 	uint64_t seq = ep->sq_seq + 1;
+	bool idle = ep->sq_seq == ep->sq_done;
 	int ret;
 
 	if (seq - ep->sq_last_signaled >= ep->signal_every)
@@ -452,6 +456,12 @@ int ep_sq_post(struct rpcrdma_ep *ep, struct ibv_send_wr *wr, bool signal)
 	ep->sq_seq = seq;
 	if (signal)
 		ep->sq_last_signaled = seq;
+	if (ep->stallfd >= 0) {
+		/* The deadline runs from the first WR on an idle queue. */
+		if (idle)
+			ep->sq_progress_ms = ep_now_ms();
+		ep_stall_arm(ep);
+	}
 	return 0;
 }
 

@@ -204,11 +204,11 @@ bool rpcrdma_ep_xfers_ready(struct rpcrdma_ep *ep);
  * back. */
 void rpcrdma_ep_kick(struct rpcrdma_ep *ep);
 void rpcrdma_ep_unkick(struct rpcrdma_ep *ep);
-/* With opts.stall_ms: while transfers are posted, a timer in the
- * endpoint's fd fires every quarter of it; this consumes it and closes
- * the connection (-ETIMEDOUT, counter transfer_stalls) when the send
- * queue completed nothing for stall_ms while transfers were posted. Call
- * before polling, whenever the fd was readable. */
+/* With opts.stall_ms: while work requests are posted and not completed,
+ * a timer in the endpoint's fd ticks every quarter of it; this consumes
+ * a tick, reaps, and closes the connection (-ETIMEDOUT, counter
+ * transfer_stalls) when the send queue completed nothing for stall_ms.
+ * Call before polling, whenever the fd was readable. */
 void rpcrdma_ep_check_stall(struct rpcrdma_ep *ep);
 
 /* --- counters (stats.c) --- */

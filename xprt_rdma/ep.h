@@ -45,10 +45,10 @@ struct rpcrdma_ep {
 	struct ibv_qp *qp;
 	int epfd;			/* comp_ch->fd + cm_ch->fd + kickfd */
 	int kickfd;			/* eventfd: rpcrdma_ep_kick */
-	int stallfd;			/* timerfd: transfers' deadline */
+	int stallfd;			/* timerfd: the send queue's deadline */
 	bool stall_armed;
-	uint64_t xf_progress_ms;	/* last SQ progress with xf_post */
-	uint64_t xf_sq_seen;		/* sq_done at that time */
+	uint64_t sq_progress_ms;	/* sq_done last moved, or the first
+					 * WR went onto an idle send queue */
 
 	struct rpcrdma_ep_opts opts;
 	struct rpcrdma_pvtdata local_pd;
@@ -144,8 +144,9 @@ EP_HIDDEN int ep_tx_post(struct rpcrdma_ep *ep, const struct iovec *iov,
 EP_HIDDEN void ep_xfer_progress(struct rpcrdma_ep *ep);
 /* xfer.c: releases what transfers still hold (teardown, after drain). */
 EP_HIDDEN void ep_xfer_release(struct rpcrdma_ep *ep);
-/* xfer.c: the stall timer (opts.stall_ms), lock held. */
-EP_HIDDEN void ep_stall_disarm(struct rpcrdma_ep *ep);
+/* xfer.c: the stall timer (opts.stall_ms) runs while WRs are posted and
+ * not completed; armed by ep_sq_post, lock held. */
+EP_HIDDEN void ep_stall_arm(struct rpcrdma_ep *ep);
 /* conn.c: handles this endpoint's own CM events without blocking. */
 EP_HIDDEN void ep_cm_events(struct rpcrdma_ep *ep);
 

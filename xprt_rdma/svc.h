@@ -44,5 +44,9 @@ bool svc_pool_thread_dirty(void);
 /* A call is being handed to the dispatch function: the next
  * svc_pool_thread_dirty probes again. */
 void svc_pool_call_begin(void);
+/* In a pool worker, once the dispatch function returned: probes again
+ * (it may have switched credentials after replying) and says whether the
+ * thread is poisoned. Outside a pool: false. */
+bool svc_pool_after_dispatch(void);
 
 #endif /* RPCRDMA_SVC_H */

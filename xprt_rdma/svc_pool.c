@@ -49,6 +49,11 @@ struct pool_worker {
 static struct {
 	pthread_mutex_t lock;		/* all of it, the members too */
 	pthread_cond_t cond;		/* to the thread in rpcrdma_svc_run */
+	pthread_cond_t up;		/* serving, or failed to start */
+	bool serving;			/* every worker started */
+	int start_err;
+	pthread_t runner;		/* rpcrdma_svc_start's thread */
+	bool has_runner;
 	struct svc_member *members;
 	bool running, stopping;
 	int err;			/* why the pool stops, or 0 */
@@ -62,6 +67,7 @@ static struct {
 } pool = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.cond = PTHREAD_COND_INITIALIZER,
+	.up = PTHREAD_COND_INITIALIZER,
 	.epfd = -1,
 	.stopfd = -1,
 };
@@ -69,6 +75,7 @@ static struct {
 static __thread bool in_worker;
 static __thread struct svc_member *serving;	/* NULL once it left */
 static __thread int dirty = -1;			/* -1: not probed */
+static __thread bool dispatched;		/* since the last probe */
 static __thread int my_probe = -1;		/* serving's */
 
 static bool cred_poisoned(int fd)
@@ -103,6 +110,18 @@ static uint64_t refusals(void)
 void svc_pool_call_begin(void)
 {
 	dirty = -1;
+	dispatched = true;
+}
+
+bool svc_pool_after_dispatch(void)
+{
+	if (!in_worker)
+		return false;
+	if (dispatched) {
+		dispatched = false;
+		dirty = cred_poisoned(my_probe);
+	}
+	return dirty == 1;
 }
 
 /* ---- members (pool.lock held) ---- */
@@ -225,6 +244,77 @@ void svc_member_leave(struct svc_member *m)
 	}
 }
 
+/*
+ * The waker: a libtirpc transport of our own on an eventfd, registered
+ * when a pool first starts. svc_run sleeps in poll() on a copy of its fd
+ * set, so when the pool hands the transports back it would not see their
+ * fds until something else woke it: the waker does, and drains itself.
+ */
+static struct {
+	SVCXPRT xprt;
+	SVCXPRT_EXT ext;
+	int fd;
+} waker = { .fd = -1 };
+
+static bool_t waker_recv(SVCXPRT *x, struct rpc_msg *msg)
+{
+	eventfd_t v;
+
+	(void)x;
+	(void)msg;
+	(void)eventfd_read(waker.fd, &v);
+	return FALSE;
+}
+
+static enum xprt_stat waker_stat(SVCXPRT *x)
+{
+	(void)x;
+	return XPRT_IDLE;
+}
+
+static bool_t waker_args(SVCXPRT *x, xdrproc_t p, void *a)
+{
+	(void)x;
+	(void)p;
+	(void)a;
+	return FALSE;
+}
+
+static bool_t waker_reply(SVCXPRT *x, struct rpc_msg *msg)
+{
+	(void)x;
+	(void)msg;
+	return FALSE;
+}
+
+static void waker_destroy(SVCXPRT *x)
+{
+	(void)x;		/* lives as long as the process */
+}
+
+static const struct xp_ops waker_ops = {
+	.xp_recv = waker_recv,
+	.xp_stat = waker_stat,
+	.xp_getargs = waker_args,
+	.xp_reply = waker_reply,
+	.xp_freeargs = waker_args,
+	.xp_destroy = waker_destroy,
+};
+
+static int waker_setup(void)
+{
+	if (waker.fd >= 0)
+		return 0;
+	waker.fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (waker.fd < 0)
+		return -errno;
+	waker.xprt.xp_fd = waker.fd;
+	waker.xprt.xp_ops = &waker_ops;
+	waker.xprt.xp_p3 = &waker.ext;
+	xprt_register(&waker.xprt);
+	return 0;
+}
+
 /* ---- workers ---- */
 
 static void *worker_main(void *arg)
@@ -251,17 +341,26 @@ static void *worker_main(void *arg)
 		n = epoll_wait(pool.epfd, &ev, 1, -1);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0 || !ev.data.ptr)
+		if (n < 0) {
+			pthread_mutex_lock(&pool.lock);
+			pool.err = -errno;
+			pthread_cond_signal(&pool.cond);
+			pthread_mutex_unlock(&pool.lock);
+			break;
+		}
+		if (!ev.data.ptr)
 			break;		/* stopfd (level-triggered: all see it) */
 		serving = ev.data.ptr;
 		my_probe = serving->probe_fd;
 		dirty = 0;	/* clean so far: only a dispatch poisons */
+		dispatched = false;
 		refused = refusals();
 		svc_getreq_common(serving->xprt->xp_fd);
 		/* A command refused meanwhile (an accept, say): the
 		 * credentials may have changed outside any dispatch. */
-		if (dirty == 0 && refusals() != refused)
+		if (dispatched || (dirty == 0 && refusals() != refused))
 			dirty = -1;
+		dispatched = false;
 		if (dirty < 0 && my_probe >= 0) {
 			dirty = cred_poisoned(my_probe);
 		} else if (dirty < 0) {
@@ -323,6 +422,8 @@ static void pool_teardown(void)
 			xprt_register(m->xprt);
 		}
 	}
+	if (waker.fd >= 0)
+		(void)eventfd_write(waker.fd, 1);
 	if (pool.epfd >= 0)
 		close(pool.epfd);
 	if (pool.stopfd >= 0)
@@ -350,6 +451,9 @@ static int pool_setup(unsigned int nthreads)
 	pool.stopfd = eventfd(0, EFD_CLOEXEC);
 	if (!pool.w || pool.epfd < 0 || pool.stopfd < 0)
 		return errno ? -errno : -ENOMEM;
+	err = waker_setup();
+	if (err)
+		return err;
 	if (epoll_ctl(pool.epfd, EPOLL_CTL_ADD, pool.stopfd, &ev))
 		return -errno;
 	for (m = pool.members; m; m = m->next) {
@@ -378,6 +482,9 @@ int rpcrdma_svc_run(unsigned int nthreads)
 	err = pool_setup(nthreads);
 	for (i = 0; !err && i < nthreads; i++)
 		err = start_worker(&pool.w[i]);
+	pool.serving = !err;
+	pool.start_err = err;
+	pthread_cond_broadcast(&pool.up);
 	if (!err) {
 		while (!pool.stopping && !pool.err) {
 			pthread_cond_wait(&pool.cond, &pool.lock);
@@ -397,8 +504,92 @@ int rpcrdma_svc_run(unsigned int nthreads)
 	for (i = 0; pool.w && i < nthreads; i++)
 		pool.w[i].live = false;
 	pool_teardown();
+	pool.serving = false;
 	pthread_mutex_unlock(&pool.lock);
 	return err;
+}
+
+struct runner_arg {
+	unsigned int nthreads;
+	int rc;
+};
+
+static void *runner_main(void *arg)
+{
+	struct runner_arg *a = arg;
+
+	a->rc = rpcrdma_svc_run(a->nthreads);
+	if (a->rc) {
+		/* Failed before serving: wake rpcrdma_svc_start. */
+		pthread_mutex_lock(&pool.lock);
+		if (!pool.start_err)
+			pool.start_err = a->rc;
+		pthread_cond_broadcast(&pool.up);
+		pthread_mutex_unlock(&pool.lock);
+	}
+	return a;
+}
+
+int rpcrdma_svc_start(unsigned int nthreads)
+{
+	struct runner_arg *a;
+	int err;
+
+	if (nthreads == 0 || nthreads > RPCRDMA_SVC_MAX_THREADS)
+		return -EINVAL;
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	a->nthreads = nthreads;
+	pthread_mutex_lock(&pool.lock);
+	if (pool.running || pool.has_runner) {
+		pthread_mutex_unlock(&pool.lock);
+		free(a);
+		return -EBUSY;
+	}
+	pool.start_err = 0;
+	err = -pthread_create(&pool.runner, NULL, runner_main, a);
+	if (err) {
+		pthread_mutex_unlock(&pool.lock);
+		free(a);
+		return err;
+	}
+	pool.has_runner = true;
+	while (!pool.serving && !pool.start_err)
+		pthread_cond_wait(&pool.up, &pool.lock);
+	err = pool.serving ? 0 : pool.start_err;
+	pthread_mutex_unlock(&pool.lock);
+	if (err)
+		(void)rpcrdma_svc_stop();
+	return err;
+}
+
+int rpcrdma_svc_stop(void)
+{
+	rpcrdma_svc_exit();
+	return rpcrdma_svc_wait();
+}
+
+int rpcrdma_svc_wait(void)
+{
+	struct runner_arg *a;
+	void *ret = NULL;
+	int rc;
+
+	pthread_mutex_lock(&pool.lock);
+	if (!pool.has_runner) {
+		pthread_mutex_unlock(&pool.lock);
+		return -ESRCH;
+	}
+	pthread_mutex_unlock(&pool.lock);
+	pthread_join(pool.runner, &ret);
+	a = ret;
+	rc = a ? a->rc : -EIO;
+	free(a);
+	pthread_mutex_lock(&pool.lock);
+	pool.has_runner = false;
+	pthread_mutex_unlock(&pool.lock);
+	return rc;
 }
 
 void rpcrdma_svc_exit(void)

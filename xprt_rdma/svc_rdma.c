@@ -718,7 +718,7 @@ static enum xprt_stat conn_stat(SVCXPRT *xprt)
 {
 	struct svc_conn *c = to_conn(xprt);
 
-	if (svc_pool_thread_dirty()) {
+	if (svc_pool_after_dispatch()) {
 		/* The dispatch poisoned this pool worker (svc.h): a clean
 		 * one posts the reply, closes or destroys; this one goes. */
 		STAT_INC(c, cred_changes);

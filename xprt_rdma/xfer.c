@@ -18,11 +18,12 @@
  *
  * A peer can make posted work never complete (it stops answering, having
  * asked in its connection request for a retry count that rxe reads as
- * "forever"): with opts.stall_ms a timer in the endpoint's fd fires while
- * transfers are posted, and a send queue that completed nothing for
- * stall_ms closes the connection. The timer is armed when the first
- * transfer is posted and disarmed only at an expiry with none posted, so
- * it costs a system call per interval, not per transfer.
+ * "forever"): with opts.stall_ms a timer in the endpoint's fd ticks while
+ * work requests are posted and not completed (whole transfers or the
+ * posted part of one still waiting for room), and a send queue that
+ * completed nothing for stall_ms closes the connection. The timer is
+ * armed by a post and disarmed only at a tick with nothing outstanding,
+ * so it costs a system call per interval, not per work request.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -158,7 +159,7 @@ static int xf_post_some(struct rpcrdma_ep *ep, struct rpcrdma_xfer *x)
 }
 
 /* Checks at a quarter of the deadline (50 ms at least). */
-static void stall_arm(struct rpcrdma_ep *ep)
+void ep_stall_arm(struct rpcrdma_ep *ep)
 {
 	uint64_t iv = ep->opts.stall_ms / 4 > 50 ? ep->opts.stall_ms / 4 : 50;
 	struct itimerspec its = {
@@ -172,27 +173,13 @@ static void stall_arm(struct rpcrdma_ep *ep)
 		ep->stall_armed = true;
 }
 
-void ep_stall_disarm(struct rpcrdma_ep *ep)
+static void stall_disarm(struct rpcrdma_ep *ep)
 {
 	struct itimerspec off;
 
-	if (!ep->stall_armed)
-		return;
 	memset(&off, 0, sizeof(off));
 	(void)timerfd_settime(ep->stallfd, 0, &off, NULL);
 	ep->stall_armed = false;
-}
-
-/* The send queue moved, or work was posted on an idle one: the deadline
- * starts again. */
-static void stall_progress(struct rpcrdma_ep *ep)
-{
-	if (ep->stallfd < 0)
-		return;
-	if (!ep->xf_post || ep->sq_done != ep->xf_sq_seen) {
-		ep->xf_sq_seen = ep->sq_done;
-		ep->xf_progress_ms = ep_now_ms();
-	}
 }
 
 void rpcrdma_ep_check_stall(struct rpcrdma_ep *ep)
@@ -205,13 +192,14 @@ void rpcrdma_ep_check_stall(struct rpcrdma_ep *ep)
 	if (!ep->stall_armed ||
 	    read(ep->stallfd, &n, sizeof(n)) != (ssize_t)sizeof(n))
 		goto out;		/* not expired */
-	if (!ep->xf_post || !__atomic_load_n(&ep->connected,
-					     __ATOMIC_ACQUIRE)) {
-		ep_stall_disarm(ep);
+	/* Completions not reaped yet are progress too. */
+	ep_reap(ep);
+	if (ep->sq_seq == ep->sq_done ||
+	    !__atomic_load_n(&ep->connected, __ATOMIC_ACQUIRE)) {
+		stall_disarm(ep);
 		goto out;
 	}
-	stall_progress(ep);
-	if (ep_now_ms() - ep->xf_progress_ms < ep->opts.stall_ms)
+	if (ep_now_ms() - ep->sq_progress_ms < ep->opts.stall_ms)
 		goto out;
 	/* Closed as our own fatal error: the QP stops touching the
 	 * transfers' memory, they fail, the peer is told. */
@@ -220,7 +208,7 @@ void rpcrdma_ep_check_stall(struct rpcrdma_ep *ep)
 	ep_mark_down(ep, -ETIMEDOUT);
 	(void)rdma_disconnect(ep->id);
 	ep_xfer_progress(ep);
-	ep_stall_disarm(ep);
+	stall_disarm(ep);
 out:
 	pthread_mutex_unlock(&ep->lock);
 }
@@ -241,8 +229,6 @@ void ep_xfer_progress(struct rpcrdma_ep *ep)
 			xf_finish(ep, x, ep->down_err);
 		return;
 	}
-	if (ep->xf_post)
-		stall_progress(ep);
 	while (ep->xf_post && ep->xf_post->last_seq <= ep->sq_done)
 		xf_finish(ep, xf_pop(&ep->xf_post, &ep->xf_post_tail), 0);
 	while (ep->xf_wait) {
@@ -259,15 +245,10 @@ void ep_xfer_progress(struct rpcrdma_ep *ep)
 		}
 		x = xf_pop(&ep->xf_wait, &ep->xf_wait_tail);
 		/* Nothing posted at all (no data, no Send): done already. */
-		if (!x->last_seq || x->last_seq <= ep->sq_done) {
+		if (!x->last_seq || x->last_seq <= ep->sq_done)
 			xf_finish(ep, x, 0);
-		} else {
-			if (!ep->xf_post) {
-				stall_progress(ep);
-				stall_arm(ep);
-			}
+		else
 			xf_append(&ep->xf_post, &ep->xf_post_tail, x);
-		}
 	}
 }
 

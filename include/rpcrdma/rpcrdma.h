@@ -89,9 +89,13 @@ bool rpcrdma_svc_reg(SVCXPRT *xprt, rpcprog_t prog, rpcvers_t vers,
  * those registered with svc_reg / rpcrdma_svc_reg, called the way svc_run
  * calls them (libtirpc's svc_getreq_common), one call at a time per
  * connection and different connections in parallel. Register services
- * before, and destroy transports only after, it returns. libtirpc's
- * svc_run may run meanwhile in another thread for the other netids (tcp,
- * udp): the rdma transports are invisible to it until the pool stops.
+ * before, and destroy transports only after, it returns. Start it before
+ * any other thread serves the rdma transports (svc_run, svc_getreq_poll):
+ * until then they are libtirpc's, and one being served at the moment the
+ * pool takes it over would be served twice at once. libtirpc's svc_run
+ * may then run in another thread for the other netids (tcp, udp): the
+ * rdma transports are invisible to it until the pool stops, when they go
+ * back to it (a transport of the pool's own wakes it to see them).
  *
  * Dispatch functions may switch their own thread's credentials per call
  * (setfsuid/setfsgid, or syscall(SYS_setresuid / SYS_setgroups ...)):
@@ -108,6 +112,15 @@ int rpcrdma_svc_run(unsigned int nthreads);
 /* Makes rpcrdma_svc_run return once the calls being served are done.
  * From any thread (a dispatch function too), not from a signal handler. */
 void rpcrdma_svc_exit(void);
+/* rpcrdma_svc_run in a thread of the library's: returns once the pool
+ * serves (0) or failed to start (-errno); then svc_run, or anything else,
+ * may run in the calling thread. rpcrdma_svc_wait waits for that pool to
+ * end (rpcrdma_svc_exit, or -EACCES) and returns what rpcrdma_svc_run
+ * returned; rpcrdma_svc_stop is rpcrdma_svc_exit then rpcrdma_svc_wait.
+ * Both -ESRCH when no pool was started this way. One thread waits. */
+int rpcrdma_svc_start(unsigned int nthreads);
+int rpcrdma_svc_wait(void);
+int rpcrdma_svc_stop(void);
 
 /* Per-connection counters of a CLIENT or of a connection SVCXPRT. */
 int rpcrdma_clnt_stats(CLIENT *cl, struct rpcrdma_stats *out);

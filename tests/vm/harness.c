@@ -10,13 +10,16 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include "harness.h"
 
 const char *addr_a, *addr_b;
 SVCXPRT *_Atomic last_xprt;
-atomic_uint dispatched;
+atomic_uint dispatched, dispatched_by_loop;
+static pthread_t loop_th;
+static atomic_bool loop_set;
 
 double now_ms(void)
 {
@@ -98,6 +101,8 @@ void dispatch(struct svc_req *rq, SVCXPRT *x)
 
 	atomic_store(&last_xprt, x);
 	atomic_fetch_add(&dispatched, 1);
+	if (atomic_load(&loop_set) && pthread_equal(pthread_self(), loop_th))
+		atomic_fetch_add(&dispatched_by_loop, 1);
 	switch (rq->rq_proc) {
 	case NULLPROC:
 		svc_sendreply(x, XVOID, NULL);
@@ -121,6 +126,12 @@ void dispatch(struct svc_req *rq, SVCXPRT *x)
 			return;
 		}
 		svc_sendreply(x, XVOID, NULL);
+		return;
+	case P_SETEUID_LATE:
+		svc_sendreply(x, XVOID, NULL);
+		if (syscall(SYS_setresuid, -1, 65534, -1) ||
+		    syscall(SYS_setresuid, -1, 0, -1))
+			abort();	/* the test runs as root */
 		return;
 	case P_ECHO:
 		if (!svc_getargs(x, XP(xdr_blob), (caddr_t)&b)) {
@@ -185,41 +196,58 @@ void srv_start_opts(struct srv *s, const struct rpcrdma_opts *opts)
 	ck_assert_int_eq(pthread_create(&s->th, NULL, srv_main, s), 0);
 }
 
-static void *pool_main(void *arg)
+/*
+ * The loop beside a pool: pool workers register connections (xprt_register
+ * reallocates svc_pollfd) while it runs, and only libtirpc's svc_run may
+ * copy svc_pollfd safely (under a lock it does not export). svc_fdset is
+ * a fixed array: a racy copy of it is at worst stale.
+ */
+static void *srv_select_main(void *arg)
 {
 	struct srv *s = arg;
 
-	s->pool_rc = rpcrdma_svc_run(s->pool);
+	while (!atomic_load(&s->stop)) {
+		fd_set set = svc_fdset;
+		struct timeval tv = { 0, 50000 };
+
+		if (select(svc_maxfd + 1, &set, NULL, NULL, &tv) > 0)
+			svc_getreqset(&set);
+	}
 	return NULL;
 }
 
 void srv_pool_start(struct srv *s, unsigned int nthreads)
 {
+	int fd = s->lsn->xp_fd;
+
+	ck_assert_int_eq(rpcrdma_svc_start(nthreads), 0);
 	s->pool = nthreads;
-	s->pool_rc = 1;
-	ck_assert_int_eq(pthread_create(&s->pool_th, NULL, pool_main, s), 0);
+	/* Serving: the listener's xp_fd is the pool's stand-in. */
+	ck_assert_int_ne(s->lsn->xp_fd, fd);
 }
 
 int srv_pool_stop(struct srv *s)
 {
 	if (!s->pool)
 		return 0;
-	rpcrdma_svc_exit();
-	pthread_join(s->pool_th, NULL);
 	s->pool = 0;
-	return s->pool_rc;
+	return rpcrdma_svc_stop();
 }
 
 void srv_start_pool(struct srv *s, const struct rpcrdma_opts *o,
 		    unsigned int nthreads, bool poll_too)
 {
 	srv_listen(s, o);
+	/* The pool first: nothing else may be serving a transport it takes
+	 * over (rpcrdma.h). */
+	srv_pool_start(s, nthreads);
 	if (poll_too) {
 		s->polling = true;
-		ck_assert_int_eq(pthread_create(&s->th, NULL, srv_main, s),
-				 0);
+		ck_assert_int_eq(pthread_create(&s->th, NULL, srv_select_main,
+						s), 0);
+		loop_th = s->th;
+		atomic_store(&loop_set, true);
 	}
-	srv_pool_start(s, nthreads);
 }
 
 void srv_stop(struct srv *s)
@@ -351,10 +379,10 @@ struct rpcrdma_ep *raw_connect_eo(uint16_t port,
 
 void raw_send(struct rpcrdma_ep *ep, const uint32_t *w, size_t nw)
 {
-	uint32_t be[128];
+	uint32_t be[256];
 	struct iovec iov = { be, nw * 4 };
 
-	ck_assert_uint_le(nw, 128);
+	ck_assert_uint_le(nw, 256);
 	for (size_t i = 0; i < nw; i++)
 		be[i] = htonl(w[i]);
 	ck_assert_int_eq(rpcrdma_ep_send(ep, &iov, 1, 0), 0);

@@ -27,6 +27,7 @@
 #define P_SLEEP		2	/* u_int ms -> void, after sleeping ms */
 #define P_SETEUID	3	/* void -> void: this thread's euid to 65534
 				 * and back, as NFS servers do per request */
+#define P_SETEUID_LATE	4	/* the same after replying */
 #define XP(f)		((xdrproc_t)(f))
 #define XVOID		((xdrproc_t)(void (*)(void))xdr_void)
 
@@ -54,6 +55,8 @@ char *mkdata(uint32_t seed, size_t n);
 void dispatch(struct svc_req *rq, SVCXPRT *x);
 
 extern atomic_uint dispatched;		/* calls dispatch() saw */
+extern atomic_uint dispatched_by_loop;	/* of them, in srv_start_pool's
+					 * loop beside the pool */
 
 struct srv {
 	SVCXPRT *lsn;
@@ -61,9 +64,7 @@ struct srv {
 	atomic_bool stop;
 	bool polling;			/* th runs the svc_getreq_poll loop */
 	pthread_t th;
-	unsigned int pool;		/* rpcrdma_svc_run threads, or 0 */
-	pthread_t pool_th;
-	int pool_rc;			/* what rpcrdma_svc_run returned */
+	unsigned int pool;		/* rpcrdma_svc_start threads, or 0 */
 };
 /* Listens on addr_b (a new port), T_PROG registered with dispatch,
  * served by a thread looping on svc_getreq_poll. */

@@ -121,7 +121,10 @@ START_TEST(test_credentials_switch_pool)
 	cl = clnt_by_netid(s.port);
 	null_call(cl);
 	for (i = 0; i < 20; i++) {
-		ck_assert_int_eq(clnt_call(cl, P_SETEUID, XVOID, NULL, XVOID,
+		/* Switched before replying (the reply goes out from a clean
+		 * thread) or after (noticed once the dispatch returns). */
+		ck_assert_int_eq(clnt_call(cl, i % 2 ? P_SETEUID_LATE :
+					   P_SETEUID, XVOID, NULL, XVOID,
 					   NULL, ten), RPC_SUCCESS);
 		/* A Long Call and Long Reply after it: RDMA Reads and Writes
 		 * from whichever thread is clean now. */
@@ -137,8 +140,9 @@ START_TEST(test_credentials_switch_pool)
 	rpcrdma_stats_global(&g);
 	ck_assert_uint_eq(g.permission_errors, g0.permission_errors);
 	ck_assert_uint_eq(g.send_failures, g0.send_failures);
-	fprintf(stderr, "pool: 20 calls switched credentials, 20 threads "
-		"replaced, no permission error\n");
+	fprintf(stderr, "pool: 20 calls switched credentials (10 after "
+		"replying), cred_changes %llu, no permission error\n",
+		(unsigned long long)st.cred_changes);
 	clnt_destroy(late);
 	clnt_destroy(cl);
 	srv_stop(&s);
@@ -178,7 +182,7 @@ START_TEST(test_beside_poll_loop)
 	struct nuller nl[3];
 	struct rpcrdma_opts o;
 	struct srv s;
-	unsigned int d0;
+	unsigned int d0, l0;
 	int i;
 
 	pool_opts(&o);
@@ -186,21 +190,26 @@ START_TEST(test_beside_poll_loop)
 	for (i = 0; i < 3; i++)
 		nl[i].cl = clnt_by_netid(s.port);
 	d0 = atomic_load(&dispatched);
+	l0 = atomic_load(&dispatched_by_loop);
 	null_burst(nl, 3, 100);
-	/* Both loops see every transport's xp_fd: a call dispatched twice
-	 * would count twice (and answer twice). */
+	/* The pool served every call, once (a call served by both would
+	 * count twice), the loop none. */
 	ck_assert_uint_eq(atomic_load(&dispatched) - d0, 300);
-	/* Stopped, the transports go back to the poll loop... */
+	ck_assert_uint_eq(atomic_load(&dispatched_by_loop), l0);
+	/* Stopped, the transports go back to the loop... */
 	ck_assert_int_eq(srv_pool_stop(&s), 0);
 	d0 = atomic_load(&dispatched);
+	l0 = atomic_load(&dispatched_by_loop);
 	null_burst(nl, 3, 50);
 	ck_assert_uint_eq(atomic_load(&dispatched) - d0, 150);
+	ck_assert_uint_eq(atomic_load(&dispatched_by_loop) - l0, 150);
 	/* ...and to a new pool. */
 	srv_pool_start(&s, 3);
-	usleep(50000);
 	d0 = atomic_load(&dispatched);
+	l0 = atomic_load(&dispatched_by_loop);
 	null_burst(nl, 3, 50);
 	ck_assert_uint_eq(atomic_load(&dispatched) - d0, 150);
+	ck_assert_uint_eq(atomic_load(&dispatched_by_loop), l0);
 	for (i = 0; i < 3; i++)
 		clnt_destroy(nl[i].cl);
 	srv_stop(&s);
@@ -272,16 +281,13 @@ START_TEST(test_process_wide_switch)
 			_exit(2);
 		if (write(fds[1], &port, sizeof(port)) != sizeof(port))
 			_exit(3);
-		pthread_join(s.pool_th, NULL);
-		_exit(s.pool_rc == -EACCES ? 0 : 4);
+		_exit(rpcrdma_svc_wait() == -EACCES ? 0 : 4);
 	}
 	close(fds[1]);
 	ck_assert_int_eq(read(fds[0], &port, sizeof(port)), sizeof(port));
 	close(fds[0]);
 	/* The server cannot even accept (rdma_cm refused): creating the
 	 * client may fail already; a call made must fail, not hang. */
-	setenv("RPCRDMA_PORT", "0", 1);
-	cl = NULL;
 	{
 		char p[8];
 
