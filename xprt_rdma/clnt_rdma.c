@@ -79,6 +79,7 @@ struct ct_slot {
 	size_t reply_cap;
 	struct rpcrdma_mr *call_mr;  /* Long Call: REMOTE_READ */
 	struct rpcrdma_mr *reply_mr; /* reply chunk: REMOTE_WRITE */
+	struct rpcrdma_win *win;     /* reply chunk: over reply_buf */
 	/* Delivered by the poller. */
 	int err;	    /* 0, -ENOTCONN, -EBADMSG, -EPROTO */
 	uint32_t rdma_err;  /* RDMA_ERROR code with -EPROTO */
@@ -103,6 +104,7 @@ struct ct {
 
 	struct rpcrdma_ep *ep; /* NULL until (re)connected */
 	bool broken;	       /* reconnect when nobody uses ep */
+	bool no_windows;       /* this connection cannot make them */
 	bool polling;	       /* the poller role is taken */
 	uint32_t ep_users;     /* slots OWNED, WAITING or DONE */
 	struct rpcrdma_req_credits credits;
@@ -250,6 +252,39 @@ static void ct_break(struct ct *ct)
 
 /* --- receive side: the poller --- */
 
+#define CT_INVALIDATE_MS 5000	/* a local invalidation, at most */
+
+/*
+ * The reply to s is in: nothing may reach its reply buffer any more
+ * before it is handed over or reused (ct->lock held, dropped while a
+ * local invalidation completes; the caller re-checks s->state). A Send
+ * With Invalidate revoked the window it names, whichever slot's it is: a
+ * second invalidation of a window crashes rxe. Otherwise s's window is
+ * invalidated here, by the poller, the one thread that reaps. False when
+ * that failed: the connection is then reset.
+ */
+static bool ct_revoke(struct ct *ct, struct ct_slot *s,
+		      const struct rpcrdma_rx *rx)
+{
+	int rc;
+
+	if (rx->invalidated) {
+		for (uint32_t i = 0; i < ct->nslots; i++)
+			if (rpcrdma_win_owns(ct->slots[i].win, rx->inv_rkey))
+				rpcrdma_win_invalidated(ct->slots[i].win);
+	}
+	if (!s || !rpcrdma_win_bound(s->win))
+		return true;
+	pthread_mutex_unlock(&ct->lock);
+	rc = rpcrdma_win_invalidate(s->win, CT_INVALIDATE_MS);
+	pthread_mutex_lock(&ct->lock);
+	if (rc) {
+		ct_break(ct);
+		return false;
+	}
+	return true;
+}
+
 /* Hands one received message to its call (ct->lock held). */
 static void ct_dispatch(struct ct *ct, struct rpcrdma_rx *rx)
 {
@@ -262,12 +297,16 @@ static void ct_dispatch(struct ct *ct, struct rpcrdma_rx *rx)
 	he = rpcrdma_hdr_decode(rx->data, rx->len, &ct->limits, m, &hlen);
 	if (he != RPCRDMA_HDR_OK) {
 		CT_INC(ct, bad_headers);
-		if (rx->len < RPCRDMA_HDR_FIXED)
+		if (rx->len < RPCRDMA_HDR_FIXED) {
+			ct_revoke(ct, NULL, rx);
 			goto out;
+		}
 		s = slot_by_xid(ct, m->xid);
+		if (!ct_revoke(ct, s, rx))
+			goto out;
 		if (s && s->state == SLOT_WAITING) {
 			slot_complete(ct, s, -EBADMSG);
-		} else if (s) {
+		} else if (s && s->state == SLOT_ABANDONED) {
 			slot_dereg(s);
 			slot_free(ct, s);
 		}
@@ -293,13 +332,15 @@ static void ct_dispatch(struct ct *ct, struct rpcrdma_rx *rx)
 	RPCRDMA_STAT_SET(ct->ep, credits_granted, m->credits);
 
 	s = slot_by_xid(ct, m->xid);
-	if (!s)
+	if (!ct_revoke(ct, s, rx) || !s)
 		goto out;
 	if (s->state == SLOT_ABANDONED) {
 		slot_dereg(s);
 		slot_free(ct, s);
 		goto out;
 	}
+	if (s->state != SLOT_WAITING)
+		goto out;	/* reset while the window was invalidated */
 	switch (m->proc) {
 	case RPCRDMA_MSG:
 		/* The RPC reply follows the header in the receive buffer. */
@@ -429,6 +470,7 @@ static int ct_connect(struct ct *ct, int timeout_ms)
 		return rc;
 	ct->ep = ep;
 	ct->broken = false;
+	ct->no_windows = false;
 	rpcrdma_req_credits_init(&ct->credits, ct->nslots);
 	pthread_cond_broadcast(&ct->cv);
 	return 0;
@@ -436,8 +478,11 @@ static int ct_connect(struct ct *ct, int timeout_ms)
 
 static void ct_disconnect(struct ct *ct)
 {
-	for (uint32_t i = 0; i < ct->nslots; i++)
+	for (uint32_t i = 0; i < ct->nslots; i++) {
 		slot_dereg(&ct->slots[i]);
+		rpcrdma_win_destroy(ct->slots[i].win);
+		ct->slots[i].win = NULL;
+	}
 	if (ct->ep) {
 		stats_add(&ct->base, rpcrdma_ep_stats(ct->ep));
 		rpcrdma_ep_destroy(ct->ep);
@@ -615,6 +660,32 @@ static uint32_t ct_reply_chunk(const struct ct *ct, const struct ct_slot *s,
 }
 
 /*
+ * The slot's window on ep (made at its first use on this connection, over
+ * the whole reply buffer), free to bind: true, or false when the reply
+ * chunk must be registered for the call instead (no type-2 windows, or a
+ * window still bound after a failure, which a reset will clear).
+ */
+static bool ct_slot_window(struct ct *ct, struct rpcrdma_ep *ep,
+			   struct ct_slot *s)
+{
+	bool off;
+
+	pthread_mutex_lock(&ct->lock);
+	off = ct->no_windows;
+	pthread_mutex_unlock(&ct->lock);
+	if (off)
+		return false;
+	if (!s->win && rpcrdma_win_create(ep, s->reply_buf, s->reply_cap,
+					  &s->win)) {
+		pthread_mutex_lock(&ct->lock);
+		ct->no_windows = true;
+		pthread_mutex_unlock(&ct->lock);
+		return false;
+	}
+	return !rpcrdma_win_bound(s->win);
+}
+
+/*
  * Registers what the peer needs, builds the transport header and sends
  * (RFC 8166 section 3.5: inline, or Long Call). 0 or -errno; the
  * failure's clnt_stat is in *stat.
@@ -630,6 +701,7 @@ static int ct_send(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
 	struct iovec iov[2];
 	size_t rpc_len, hlen, lists;
 	uint64_t room;
+	bool use_win;
 	void *rpc;
 	int rc;
 
@@ -651,7 +723,8 @@ static int ct_send(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
 	if (plan.kind == RPCRDMA_CALL_LONG)
 		room = room > rpc_len ? room - rpc_len : 0;
 	s->reply_chunk = ct_reply_chunk(ct, s, inl, room);
-	if (s->reply_chunk) {
+	use_win = s->reply_chunk && ct_slot_window(ct, ep, s);
+	if (s->reply_chunk && !use_win) {
 		rc = rpcrdma_ep_reg(ep, s->reply_buf, s->reply_chunk,
 				    RPCRDMA_ACCESS_REMOTE_WRITE, &s->reply_mr);
 		if (rc)
@@ -673,7 +746,8 @@ static int ct_send(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
 			goto out_enc;
 	}
 	if (s->reply_chunk) {
-		seg.handle = rpcrdma_mr_rkey(s->reply_mr);
+		seg.handle = use_win ? rpcrdma_win_next_rkey(s->win)
+				     : rpcrdma_mr_rkey(s->reply_mr);
 		seg.length = s->reply_chunk;
 		seg.offset = (uint64_t)(uintptr_t)s->reply_buf;
 		rc = rpcrdma_msg_add_reply_seg(&m, &seg);
@@ -702,14 +776,22 @@ static int ct_send(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
 		CT_INC(ct, reply_chunks);
 	pthread_mutex_unlock(&ct->lock);
 
-	rc =
-	    rpcrdma_ep_send(ep, iov, plan.kind == RPCRDMA_CALL_LONG ? 1 : 2, 0);
+	if (use_win)
+		rc = rpcrdma_ep_send_bind(ep, iov,
+					  plan.kind == RPCRDMA_CALL_LONG ? 1 : 2,
+					  s->win, s->reply_chunk,
+					  RPCRDMA_ACCESS_REMOTE_WRITE);
+	else
+		rc = rpcrdma_ep_send(ep, iov,
+				     plan.kind == RPCRDMA_CALL_LONG ? 1 : 2, 0);
 	if (rc) {
 		*stat = RPC_CANTSEND;
 		pthread_mutex_lock(&ct->lock);
 		if (s->state == SLOT_WAITING)
 			s->state = SLOT_DONE;
-		if (rc == -ENOTCONN)
+		/* A window bound without its call: only a new connection
+		 * frees it for sure. */
+		if (rc == -ENOTCONN || rpcrdma_win_bound(s->win))
 			ct_break(ct);
 		pthread_mutex_unlock(&ct->lock);
 	}

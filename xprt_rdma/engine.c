@@ -19,7 +19,7 @@
 #include "ep.h"
 
 #define EP_POLL_BATCH		16
-#define EP_SEND_WAIT_MS		10000	/* longest a send waits for a buffer */
+
 
 uint64_t ep_now_ms(void)
 {
@@ -29,7 +29,7 @@ uint64_t ep_now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
-static uint64_t deadline_of(int timeout_ms)
+uint64_t ep_deadline_of(int timeout_ms)
 {
 	if (timeout_ms < 0)
 		return UINT64_MAX;
@@ -335,7 +335,7 @@ static void rx_pop(struct rpcrdma_ep *ep, struct rpcrdma_rx *rx)
 int rpcrdma_ep_poll(struct rpcrdma_ep *ep, struct rpcrdma_rx *rx,
 		    int timeout_ms)
 {
-	uint64_t deadline = deadline_of(timeout_ms);
+	uint64_t deadline = ep_deadline_of(timeout_ms);
 	int ret;
 
 	pthread_mutex_lock(&ep->lock);
@@ -409,17 +409,18 @@ static void tx_wait(struct rpcrdma_ep *ep, uint32_t ms)
  * (1, 2, 4, 8 ms) so that a sender without a poller still progresses
  * without busy-polling the CPU away from the provider. Lock held.
  */
-static int sq_room(struct rpcrdma_ep *ep, bool tx, uint64_t deadline)
+int ep_sq_room(struct rpcrdma_ep *ep, uint32_t n, bool tx,
+	       uint64_t deadline)
 {
 	uint32_t backoff = 1;
 
 	for (;;) {
 		if (!ep_is_up(ep))
 			return ep->down_err ? ep->down_err : -ENOTCONN;
-		if (ep_sq_free(ep, 1, tx))
+		if (ep_sq_free(ep, n, tx))
 			return 0;
 		ep_reap(ep);
-		if (ep_sq_free(ep, 1, tx))
+		if (ep_sq_free(ep, n, tx))
 			return 0;
 		if (remaining_ms(deadline) == 0)
 			return -ETIMEDOUT;
@@ -481,7 +482,7 @@ int rpcrdma_ep_send(struct rpcrdma_ep *ep, const struct iovec *iov, int iovcnt,
 	}
 
 	pthread_mutex_lock(&ep->lock);
-	ret = sq_room(ep, true, deadline_of(EP_SEND_WAIT_MS));
+	ret = ep_sq_room(ep, 1, true, ep_deadline_of(EP_SEND_WAIT_MS));
 	if (!ret)
 		ret = ep_tx_post(ep, iov, iovcnt, inv_rkey, false);
 	pthread_mutex_unlock(&ep->lock);
@@ -530,7 +531,7 @@ int ep_tx_post(struct rpcrdma_ep *ep, const struct iovec *iov, int iovcnt,
 }
 
 /* Waits until every SQ WR up to seq completed. Lock held. */
-static int sq_wait(struct rpcrdma_ep *ep, uint64_t seq, uint64_t deadline)
+int ep_sq_wait(struct rpcrdma_ep *ep, uint64_t seq, uint64_t deadline)
 {
 	for (;;) {
 		ep_reap(ep);
@@ -609,7 +610,7 @@ static int ep_rdma(struct rpcrdma_ep *ep, bool read, uint8_t *local,
 				chunk = (uint32_t)(seg_len - off);
 			/* Reads: wait for the oldest when the window is full. */
 			while (read && wn == depth) {
-				ret = sq_wait(ep, window[wh], deadline);
+				ret = ep_sq_wait(ep, window[wh], deadline);
 				if (ret)
 					return ret;
 				while (wn && window[wh] <= ep->sq_done) {
@@ -617,7 +618,7 @@ static int ep_rdma(struct rpcrdma_ep *ep, bool read, uint8_t *local,
 					wn--;
 				}
 			}
-			ret = sq_room(ep, false, deadline);
+			ret = ep_sq_room(ep, 1, false, deadline);
 			if (ret)
 				return ret;
 			memset(&wr, 0, sizeof(wr));
@@ -644,14 +645,14 @@ static int ep_rdma(struct rpcrdma_ep *ep, bool read, uint8_t *local,
 	}
 	if (!last)
 		return 0;
-	return sq_wait(ep, last, deadline);
+	return ep_sq_wait(ep, last, deadline);
 }
 
 static int ep_transfer(struct rpcrdma_ep *ep, bool read, void *local,
 		       uint64_t len, const struct rpcrdma_segment *segs,
 		       uint32_t nsegs, uint32_t *written, int timeout_ms)
 {
-	uint64_t deadline = deadline_of(timeout_ms);
+	uint64_t deadline = ep_deadline_of(timeout_ms);
 	uint64_t total;
 	struct ibv_mr *mr = NULL;
 	uint64_t moved;
@@ -719,7 +720,7 @@ int rpcrdma_ep_write(struct rpcrdma_ep *ep, const void *local, uint64_t len,
 /* Teardown: waits (bounded) for the flushed receives of a QP in error. */
 void ep_drain(struct rpcrdma_ep *ep, int max_ms)
 {
-	uint64_t deadline = deadline_of(max_ms);
+	uint64_t deadline = ep_deadline_of(max_ms);
 
 	pthread_mutex_lock(&ep->lock);
 	for (;;) {

@@ -154,6 +154,44 @@ int rpcrdma_ep_write(struct rpcrdma_ep *ep, const void *local, uint64_t len,
 		     const struct rpcrdma_segment *segs, uint32_t nsegs,
 		     uint32_t *written, int timeout_ms);
 
+/* --- memory windows (win.c) --- */
+
+/*
+ * A buffer exposed to the peer for one RPC at a time through a type-2
+ * memory window: registered once (create) for local access and binding,
+ * bound by rpcrdma_ep_send_bind together with the Send that names it,
+ * revoked by the peer's Send With Invalidate (rpcrdma_win_invalidated,
+ * when a received message's inv_rkey is rpcrdma_win_owns') or by
+ * rpcrdma_win_invalidate, never both. Destroy before the endpoint.
+ * create: 0, -EOPNOTSUPP (no type-2 windows, or a provider and kernel
+ * known to stall with them: rxe before Linux 6.12; RPCRDMA_WINDOWS=0/1
+ * overrides) or -errno.
+ */
+struct rpcrdma_win;
+/* Whether rpcrdma_win_create will make windows on ep's device. */
+bool rpcrdma_ep_windows(const struct rpcrdma_ep *ep);
+int rpcrdma_win_create(struct rpcrdma_ep *ep, void *buf, size_t len,
+		       struct rpcrdma_win **out);
+void rpcrdma_win_destroy(struct rpcrdma_win *w);
+/* The rkey the next bind will give the window (to put in the chunk). */
+uint32_t rpcrdma_win_next_rkey(const struct rpcrdma_win *w);
+bool rpcrdma_win_bound(const struct rpcrdma_win *w);
+/* True when w is bound under rkey. */
+bool rpcrdma_win_owns(const struct rpcrdma_win *w, uint32_t rkey);
+/* The peer invalidated it (Send With Invalidate with its rkey). */
+void rpcrdma_win_invalidated(struct rpcrdma_win *w);
+/* Binds w over its first len bytes for access (REMOTE_READ or
+ * REMOTE_WRITE) under rpcrdma_win_next_rkey, then sends iov, both posted
+ * in order. 0, -EINVAL (bound already, len too large), -EMSGSIZE,
+ * -ETIMEDOUT (no send queue room), -ENOTCONN, -errno. */
+int rpcrdma_ep_send_bind(struct rpcrdma_ep *ep, const struct iovec *iov,
+			 int iovcnt, struct rpcrdma_win *w, size_t len,
+			 enum rpcrdma_access access);
+/* Invalidates a bound window locally and waits for it (the caller must be
+ * the endpoint's only poller meanwhile): 0, -ETIMEDOUT, the connection's
+ * error (its QP is then in error: the window is no longer reachable). */
+int rpcrdma_win_invalidate(struct rpcrdma_win *w, int timeout_ms);
+
 /* --- completion-driven transfers (xfer.c) --- */
 
 /*

@@ -28,6 +28,7 @@
  * send queue carries its sequence number (1, 2, ...). */
 #define EP_WR_RECV	(1ull << 63)
 #define EP_MAX_RD_WINDOW 16u	/* RDMA Reads in flight, at most */
+#define EP_SEND_WAIT_MS	10000	/* longest a send waits for a buffer */
 
 struct ep_rx_slot {
 	uint32_t len;
@@ -130,6 +131,18 @@ EP_HIDDEN uint64_t ep_now_ms(void);
 EP_HIDDEN void ep_count_errno(struct rpcrdma_ep *ep, int err);
 /* Reaps the CQ (then moves transfers on). Lock held. Receives queued. */
 EP_HIDDEN int ep_reap(struct rpcrdma_ep *ep);
+/* now + timeout_ms (UINT64_MAX for a negative timeout). */
+EP_HIDDEN uint64_t ep_deadline_of(int timeout_ms);
+/* Waits (lock held, dropped meanwhile) for room for n WRs (and a send
+ * buffer with tx) until deadline: 0, -ETIMEDOUT, or the connection's
+ * error. */
+EP_HIDDEN int ep_sq_room(struct rpcrdma_ep *ep, uint32_t n, bool tx,
+			 uint64_t deadline);
+/* Waits (lock held) until the send queue completed through seq: 0,
+ * -ETIMEDOUT or the connection's error. Receives that arrive meanwhile
+ * are queued for rpcrdma_ep_poll; the caller must be the only poller. */
+EP_HIDDEN int ep_sq_wait(struct rpcrdma_ep *ep, uint64_t seq,
+			 uint64_t deadline);
 /* Room on the send queue for n more WRs, and a send buffer (lock held). */
 EP_HIDDEN bool ep_sq_free(const struct rpcrdma_ep *ep, uint32_t n, bool tx);
 /* Posts one SQ WR (its sequence number assigned). Lock held. */

@@ -23,8 +23,10 @@
 #include <rpc/rpc.h>
 
 #include <rpcrdma/rpcrdma.h>
+#include <rpcrdma/hdr.h>
 #include <rpcrdma/pvtdata.h>
 #include <rpcrdma/wire.h>
+#include "xprt_rdma/xprt.h"
 
 #define T_PROG		0x20005a5au
 #define T_VERS		1u
@@ -728,6 +730,114 @@ START_TEST(test_timeout)
 }
 END_TEST
 
+/*
+ * The reply chunk is exposed for its call only: a raw responder (the
+ * engine's listener) writes into it while the call waits, which works,
+ * answers inline, and once clnt_call has returned the same RDMA Write is
+ * refused by the client's side (remote access error): the window was
+ * invalidated, locally, before the call returned (or, where windows are
+ * not used, the chunk's registration was dropped).
+ */
+struct raw_accept {
+	struct rpcrdma_listener *l;
+	struct rpcrdma_ep *ep;
+};
+
+static void *raw_accept_main(void *arg)
+{
+	struct raw_accept *a = arg;
+	struct pollfd pfd = { .fd = rpcrdma_listener_fd(a->l),
+			      .events = POLLIN };
+
+	for (int i = 0; i < 200 && !a->ep; i++) {
+		poll(&pfd, 1, 50);
+		if (rpcrdma_listener_accept(a->l, &a->ep) < 0)
+			break;
+	}
+	return NULL;
+}
+
+struct null_caller {
+	CLIENT *cl;
+	enum clnt_stat st;
+};
+
+static void *null_caller_main(void *arg)
+{
+	struct null_caller *c = arg;
+
+	c->st = clnt_call(c->cl, P_NULL, XP(xdr_void), NULL, XP(xdr_void),
+			  NULL, tmo);
+	return NULL;
+}
+
+START_TEST(test_reply_window)
+{
+	struct rpcrdma_stats st;
+	struct rpcrdma_ep_opts eo;
+	struct rpcrdma_opts o;
+	struct sockaddr_in sin;
+	struct raw_accept a = { NULL, NULL };
+	struct null_caller c;
+	struct rpcrdma_limits lim;
+	struct rpcrdma_msg m;
+	struct rpcrdma_segment seg;
+	struct rpcrdma_rx rx;
+	pthread_t ath, cth;
+	uint8_t junk[64];
+	uint32_t w[13];
+	struct iovec iov = { w, sizeof(w) };
+	uint16_t port = port_new();
+	size_t hlen;
+
+	rpcrdma_opts_default(&o);
+	ck_assert_int_eq(rpcrdma_opts_to_ep(&o, &eo), 0);
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_port = htons(port);
+	inet_pton(AF_INET, addr_b, &sin.sin_addr);
+	ck_assert_int_eq(rpcrdma_listener_create((struct sockaddr *)&sin, &eo,
+						 &a.l), 0);
+	ck_assert_int_eq(pthread_create(&ath, NULL, raw_accept_main, &a), 0);
+	c.cl = clnt_mk(port, 4, 1u << 16);
+	pthread_join(ath, NULL);
+	ck_assert_ptr_nonnull(a.ep);
+	ck_assert_int_eq(pthread_create(&cth, NULL, null_caller_main, &c), 0);
+
+	ck_assert_int_eq(rpcrdma_ep_poll(a.ep, &rx, 10000), 1);
+	rpcrdma_limits_default(&lim);
+	ck_assert_int_eq(rpcrdma_hdr_decode(rx.data, rx.len, &lim, &m, &hlen),
+			 RPCRDMA_HDR_OK);
+	ck_assert(m.has_reply);
+	ck_assert_uint_eq(m.reply.nsegs, 1);
+	seg = m.segs[m.reply.first];
+	memset(junk, 0x5a, sizeof(junk));
+	/* While the call waits, its reply chunk takes RDMA Writes. */
+	ck_assert_int_eq(rpcrdma_ep_write(a.ep, junk, sizeof(junk), &seg, 1,
+					  NULL, 5000), 0);
+	/* RDMA_MSG, three empty lists; an accepted NULL reply. */
+	w[0] = htonl(m.xid); w[1] = htonl(1); w[2] = htonl(m.credits);
+	w[3] = htonl(RPCRDMA_MSG); w[4] = w[5] = w[6] = 0;
+	w[7] = htonl(m.xid); w[8] = htonl(1); w[9] = w[10] = w[11] = 0;
+	w[12] = 0;
+	rpcrdma_ep_rx_done(a.ep, &rx);
+	ck_assert_int_eq(rpcrdma_ep_send(a.ep, &iov, 1, 0), 0);
+	pthread_join(cth, NULL);
+	ck_assert_int_eq(c.st, RPC_SUCCESS);
+	st = stats_of(c.cl);
+	/* A window invalidated locally, or (rxe before 6.12) an MR
+	 * deregistered. */
+	ck_assert_uint_eq(st.local_invalidations,
+			  rpcrdma_ep_windows(a.ep) ? 1 : 0);
+	/* The call returned: the same Write is refused. */
+	ck_assert_int_ne(rpcrdma_ep_write(a.ep, junk, sizeof(junk), &seg, 1,
+					  NULL, 5000), 0);
+	clnt_destroy(c.cl);
+	rpcrdma_ep_destroy(a.ep);
+	rpcrdma_listener_destroy(a.l);
+}
+END_TEST
+
 /* The server process dies: calls fail (never hang); once it is back the
  * next call reconnects with a fresh Private Data exchange. */
 static pid_t srv_fork(uint16_t port)
@@ -827,6 +937,7 @@ static Suite *clnt_suite(void)
 			    (int)(sizeof(pairings) / sizeof(pairings[0])));
 	tcase_add_test(tc, test_threads_credits);
 	tcase_add_test(tc, test_timeout);
+	tcase_add_test(tc, test_reply_window);
 	tcase_add_test(tc, test_reconnect);
 	suite_add_tcase(s, tc);
 	tcase_set_timeout(big, 400);

@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Memory exposed for one RPC through a type-2 memory window (engine.h,
+ * struct rpcrdma_win).
+ *
+ * A window's buffer is registered once per connection with local access
+ * and the right to bind windows, never remote access of its own. A call
+ * binds the window over the part of the buffer its chunk names, by a work
+ * request chained before the Send that carries the chunk (rxe refuses
+ * ibv_bind_mw on type-2 windows), and the window is revoked when the RPC
+ * ends: by the responder's Send With Invalidate naming its rkey (RFC 8797
+ * section 4.1), or by a local invalidation whose completion is awaited.
+ * Never both: rxe crashes on a second invalidation of one window
+ * (docs/security.md). rxe leaves mw->rkey at the old key after a bind:
+ * the engine stores the new one itself. One buffer per window, because
+ * rxe does not enforce a window's bounds inside its MR.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include "ep.h"
+
+#define RXE_VENDOR_ID	0xffffffu	/* the kernel's rdma_rxe */
+
+/*
+ * Whether windows can carry this connection's chunks. rxe under Linux
+ * 6.1 (Debian 12's kernel) stalls calls when many RPCs bind and
+ * invalidate windows at once (t_clnt test_threads_credits, t_limits
+ * test_grant_constant time out; signaling every bind does not cure it);
+ * under 6.12 (bookworm-backports) the whole guest tier passes with them.
+ * Kernels in between are untested and treated as 6.1. RPCRDMA_WINDOWS=0
+ * or 1 overrides the choice.
+ */
+bool rpcrdma_ep_windows(const struct rpcrdma_ep *ep)
+{
+	struct ibv_context *ctx = ep->pd->context;
+	struct ibv_device_attr attr;
+	const char *env = getenv("RPCRDMA_WINDOWS");
+	struct utsname u;
+	unsigned int major = 0, minor = 0;
+
+	if (env && (env[0] == '0' || env[0] == '1') && !env[1])
+		return env[0] == '1';
+	if (ibv_query_device(ctx, &attr) || attr.vendor_id != RXE_VENDOR_ID)
+		return true;
+	if (uname(&u) || sscanf(u.release, "%u.%u", &major, &minor) != 2)
+		return false;
+	return major > 6 || (major == 6 && minor >= 12);
+}
+
+struct rpcrdma_win {
+	struct rpcrdma_ep *ep;
+	struct ibv_mr *mr;
+	struct ibv_mw *mw;
+	uint8_t *buf;
+	size_t len;
+	bool bound;
+};
+
+int rpcrdma_win_create(struct rpcrdma_ep *ep, void *buf, size_t len,
+		       struct rpcrdma_win **out)
+{
+	struct rpcrdma_win *w;
+	int err;
+
+	if (!ep || !buf || !len || !out)
+		return -EINVAL;
+	*out = NULL;
+	if (!rpcrdma_ep_windows(ep))
+		return -EOPNOTSUPP;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->mw = ibv_alloc_mw(ep->pd, IBV_MW_TYPE_2);
+	if (!w->mw) {
+		err = errno > 0 ? errno : EOPNOTSUPP;
+		goto out_free;
+	}
+	w->mr = ibv_reg_mr(ep->pd, buf, len,
+			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
+	if (!w->mr) {
+		err = errno > 0 ? errno : ENOMEM;
+		ibv_dealloc_mw(w->mw);
+		goto out_free;
+	}
+	w->ep = ep;
+	w->buf = buf;
+	w->len = len;
+	__atomic_add_fetch(&ep->mr_count, 1, __ATOMIC_RELAXED);
+	*out = w;
+	return 0;
+
+out_free:
+	ep_count_errno(ep, err);
+	free(w);
+	return -err;
+}
+
+void rpcrdma_win_destroy(struct rpcrdma_win *w)
+{
+	if (!w)
+		return;
+	ibv_dealloc_mw(w->mw);
+	ibv_dereg_mr(w->mr);
+	__atomic_sub_fetch(&w->ep->mr_count, 1, __ATOMIC_RELAXED);
+	free(w);
+}
+
+uint32_t rpcrdma_win_next_rkey(const struct rpcrdma_win *w)
+{
+	return ibv_inc_rkey(w->mw->rkey);
+}
+
+bool rpcrdma_win_bound(const struct rpcrdma_win *w)
+{
+	return w && w->bound;
+}
+
+bool rpcrdma_win_owns(const struct rpcrdma_win *w, uint32_t rkey)
+{
+	return w && w->bound && w->mw->rkey == rkey;
+}
+
+void rpcrdma_win_invalidated(struct rpcrdma_win *w)
+{
+	if (w)
+		w->bound = false;
+}
+
+int rpcrdma_ep_send_bind(struct rpcrdma_ep *ep, const struct iovec *iov,
+			 int iovcnt, struct rpcrdma_win *w, size_t len,
+			 enum rpcrdma_access access)
+{
+	struct ibv_send_wr wr;
+	uint32_t rkey;
+	size_t total = 0;
+	int i, ret;
+
+	if (!w || w->ep != ep || w->bound || !len || len > w->len ||
+	    (access != RPCRDMA_ACCESS_REMOTE_READ &&
+	     access != RPCRDMA_ACCESS_REMOTE_WRITE))
+		return -EINVAL;
+	for (i = 0; i < iovcnt; i++)
+		total += iov[i].iov_len;
+	if (total > ep->inl.send_max)
+		return -EMSGSIZE;
+	rkey = rpcrdma_win_next_rkey(w);
+	memset(&wr, 0, sizeof(wr));
+	wr.opcode = IBV_WR_BIND_MW;
+	wr.bind_mw.mw = w->mw;
+	wr.bind_mw.rkey = rkey;
+	wr.bind_mw.bind_info.mr = w->mr;
+	wr.bind_mw.bind_info.addr = (uint64_t)(uintptr_t)w->buf;
+	wr.bind_mw.bind_info.length = len;
+	wr.bind_mw.bind_info.mw_access_flags =
+		access == RPCRDMA_ACCESS_REMOTE_READ ? IBV_ACCESS_REMOTE_READ
+						     : IBV_ACCESS_REMOTE_WRITE;
+
+	pthread_mutex_lock(&ep->lock);
+	ret = ep_sq_room(ep, 2, true, ep_deadline_of(EP_SEND_WAIT_MS));
+	if (!ret)
+		ret = ep_sq_post(ep, &wr, false);
+	if (!ret) {
+		/* The window is bound once the bind is on the queue: a Send
+		 * that fails now leaves it for the local invalidation. */
+		w->mw->rkey = rkey;
+		w->bound = true;
+		ret = ep_tx_post(ep, iov, iovcnt, 0, false);
+	}
+	pthread_mutex_unlock(&ep->lock);
+	return ret;
+}
+
+int rpcrdma_win_invalidate(struct rpcrdma_win *w, int timeout_ms)
+{
+	struct rpcrdma_ep *ep;
+	struct ibv_send_wr wr;
+	uint64_t deadline;
+	int ret;
+
+	if (!w || !w->bound)
+		return 0;
+	ep = w->ep;
+	deadline = ep_deadline_of(timeout_ms);
+	memset(&wr, 0, sizeof(wr));
+	wr.opcode = IBV_WR_LOCAL_INV;
+	wr.invalidate_rkey = w->mw->rkey;
+	pthread_mutex_lock(&ep->lock);
+	ret = ep_sq_room(ep, 1, false, deadline);
+	if (!ret)
+		ret = ep_sq_post(ep, &wr, true);
+	if (!ret)
+		ret = ep_sq_wait(ep, ep->sq_seq, deadline);
+	if (!ret) {
+		w->bound = false;
+		RPCRDMA_STAT_ADD(ep, local_invalidations, 1);
+	}
+	pthread_mutex_unlock(&ep->lock);
+	return ret;
+}
