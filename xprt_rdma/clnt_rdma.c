@@ -86,6 +86,8 @@ struct ct_slot {
 	uint32_t reply_len; /* RPC reply bytes in reply_buf */
 	uint32_t reply_chunk; /* bytes offered in the reply chunk */
 	uint32_t reply_hint;  /* largest reply of its procedure, 0: unknown */
+	bool inv_pending;     /* reply in, its window's LOCAL_INV posted */
+	int inv_err;	      /* the slot's outcome once that completes */
 };
 
 struct ct {
@@ -105,6 +107,7 @@ struct ct {
 	struct rpcrdma_ep *ep; /* NULL until (re)connected */
 	bool broken;	       /* reconnect when nobody uses ep */
 	bool no_windows;       /* this connection cannot make them */
+	uint32_t inv_pending;  /* slots with inv_pending set */
 	bool polling;	       /* the poller role is taken */
 	uint32_t ep_users;     /* slots OWNED, WAITING or DONE */
 	struct rpcrdma_req_credits credits;
@@ -237,9 +240,11 @@ static void slot_complete(struct ct *ct, struct ct_slot *s, int err)
 static void ct_break(struct ct *ct)
 {
 	ct->broken = true;
+	ct->inv_pending = 0;
 	for (uint32_t i = 0; i < ct->nslots; i++) {
 		struct ct_slot *s = &ct->slots[i];
 
+		s->inv_pending = false;
 		if (s->state == SLOT_WAITING) {
 			slot_complete(ct, s, -ENOTCONN);
 		} else if (s->state == SLOT_ABANDONED) {
@@ -255,34 +260,71 @@ static void ct_break(struct ct *ct)
 #define CT_INVALIDATE_MS 5000	/* a local invalidation, at most */
 
 /*
- * The reply to s is in: nothing may reach its reply buffer any more
- * before it is handed over or reused (ct->lock held, dropped while a
- * local invalidation completes; the caller re-checks s->state). A Send
- * With Invalidate revoked the window it names, whichever slot's it is: a
- * second invalidation of a window crashes rxe. Otherwise s's window is
- * invalidated here, by the poller, the one thread that reaps. False when
- * that failed: the connection is then reset.
+ * The reply to s is in: its window must be revoked before the call
+ * returns or the slot is reused (ct->lock held). A Send With Invalidate
+ * revoked the window it names, whichever slot's it is: a second
+ * invalidation of a window crashes rxe. Otherwise the poller, the one
+ * thread that reaps, posts a local invalidation; the slot completes once
+ * it has (ct_flush_invalidations), so that replies arriving together
+ * share one wait. False when posting failed: the connection is reset.
  */
 static bool ct_revoke(struct ct *ct, struct ct_slot *s,
 		      const struct rpcrdma_rx *rx)
 {
-	int rc;
-
 	if (rx->invalidated) {
 		for (uint32_t i = 0; i < ct->nslots; i++)
 			if (rpcrdma_win_owns(ct->slots[i].win, rx->inv_rkey))
 				rpcrdma_win_invalidated(ct->slots[i].win);
 	}
-	if (!s || !rpcrdma_win_bound(s->win))
+	if (!s || !rpcrdma_win_bound(s->win) || s->inv_pending)
 		return true;
-	pthread_mutex_unlock(&ct->lock);
-	rc = rpcrdma_win_invalidate(s->win, CT_INVALIDATE_MS);
-	pthread_mutex_lock(&ct->lock);
-	if (rc) {
+	if (rpcrdma_win_invalidate_post(s->win)) {
 		ct_break(ct);
 		return false;
 	}
+	s->inv_pending = true;
+	s->inv_err = 0;
+	ct->inv_pending++;
 	return true;
+}
+
+/* s's outcome: now, or once its window's invalidation completed. */
+static void slot_finish(struct ct *ct, struct ct_slot *s, int err)
+{
+	if (s->inv_pending)
+		s->inv_err = err;
+	else
+		slot_complete(ct, s, err);
+}
+
+/* Waits for the invalidations posted and completes their slots (ct->lock
+ * held, dropped while waiting). */
+static void ct_flush_invalidations(struct ct *ct)
+{
+	for (uint32_t i = 0; i < ct->nslots && ct->inv_pending; i++) {
+		struct ct_slot *s = &ct->slots[i];
+		int rc;
+
+		if (!s->inv_pending)
+			continue;
+		pthread_mutex_unlock(&ct->lock);
+		rc = rpcrdma_win_invalidate_wait(s->win, CT_INVALIDATE_MS);
+		pthread_mutex_lock(&ct->lock);
+		if (!s->inv_pending)
+			continue;	/* reset meanwhile */
+		if (rc) {
+			ct_break(ct);
+			return;
+		}
+		s->inv_pending = false;
+		ct->inv_pending--;
+		if (s->state == SLOT_WAITING) {
+			slot_complete(ct, s, s->inv_err);
+		} else if (s->state == SLOT_ABANDONED) {
+			slot_dereg(s);
+			slot_free(ct, s);
+		}
+	}
 }
 
 /* Hands one received message to its call (ct->lock held). */
@@ -305,8 +347,9 @@ static void ct_dispatch(struct ct *ct, struct rpcrdma_rx *rx)
 		if (!ct_revoke(ct, s, rx))
 			goto out;
 		if (s && s->state == SLOT_WAITING) {
-			slot_complete(ct, s, -EBADMSG);
-		} else if (s && s->state == SLOT_ABANDONED) {
+			slot_finish(ct, s, -EBADMSG);
+		} else if (s && s->state == SLOT_ABANDONED &&
+			   !s->inv_pending) {
 			slot_dereg(s);
 			slot_free(ct, s);
 		}
@@ -335,8 +378,10 @@ static void ct_dispatch(struct ct *ct, struct rpcrdma_rx *rx)
 	if (!ct_revoke(ct, s, rx) || !s)
 		goto out;
 	if (s->state == SLOT_ABANDONED) {
-		slot_dereg(s);
-		slot_free(ct, s);
+		if (!s->inv_pending) {
+			slot_dereg(s);
+			slot_free(ct, s);
+		}
 		goto out;
 	}
 	if (s->state != SLOT_WAITING)
@@ -346,29 +391,29 @@ static void ct_dispatch(struct ct *ct, struct rpcrdma_rx *rx)
 		/* The RPC reply follows the header in the receive buffer. */
 		len = rx->len - hlen;
 		if (len > s->reply_cap) {
-			slot_complete(ct, s, -EBADMSG);
+			slot_finish(ct, s, -EBADMSG);
 			break;
 		}
 		memcpy(s->reply_buf, rx->data + hlen, (size_t)len);
 		s->reply_len = (uint32_t)len;
 		CT_INC(ct, replies_inline);
-		slot_complete(ct, s, 0);
+		slot_finish(ct, s, 0);
 		break;
 	case RPCRDMA_NOMSG:
 		/* Section 3.5.4: the reply is in our reply chunk; its length
 		 * is the sum of the lengths the responder echoed back. */
 		len = m->has_reply ? rpcrdma_chunk_length(m, &m->reply) : 0;
 		if (!m->has_reply || len > s->reply_chunk) {
-			slot_complete(ct, s, -EBADMSG);
+			slot_finish(ct, s, -EBADMSG);
 			break;
 		}
 		s->reply_len = (uint32_t)len;
 		CT_INC(ct, replies_long);
-		slot_complete(ct, s, 0);
+		slot_finish(ct, s, 0);
 		break;
 	default:
 		s->rdma_err = m->err;
-		slot_complete(ct, s, -EPROTO);
+		slot_finish(ct, s, -EPROTO);
 		break;
 	}
 out:
@@ -389,14 +434,20 @@ static int ct_poll(struct ct *ct, ct_pred pred, void *arg,
 
 	ct->polling = true;
 	while (!pred(ct, arg) && !ct->broken) {
-		ms = remaining_ms(dl);
+		/* Replies already queued first: their invalidations are
+		 * then awaited together. */
+		if (ct->inv_pending && !rpcrdma_ep_rx_pending(ep)) {
+			ct_flush_invalidations(ct);
+			continue;
+		}
+		ms = ct->inv_pending ? 0 : remaining_ms(dl);
 		pthread_mutex_unlock(&ct->lock);
 		n = rpcrdma_ep_poll(ep, &rx, ms);
 		pthread_mutex_lock(&ct->lock);
 		if (n > 0) {
 			ct_dispatch(ct, &rx);
 		} else if (n == 0) {
-			if (ms == 0) {
+			if (ms == 0 && !ct->inv_pending) {
 				rc = -ETIMEDOUT;
 				break;
 			}
@@ -405,6 +456,8 @@ static int ct_poll(struct ct *ct, ct_pred pred, void *arg,
 			break;
 		}
 	}
+	if (ct->inv_pending && !ct->broken)
+		ct_flush_invalidations(ct);
 	ct->polling = false;
 	pthread_cond_broadcast(&ct->cv);
 	return rc;

@@ -189,8 +189,12 @@ int rpcrdma_ep_send_bind(struct rpcrdma_ep *ep, const struct iovec *iov,
 			 enum rpcrdma_access access);
 /* Invalidates a bound window locally and waits for it (the caller must be
  * the endpoint's only poller meanwhile): 0, -ETIMEDOUT, the connection's
- * error (its QP is then in error: the window is no longer reachable). */
+ * error (its QP is then in error: the window is no longer reachable).
+ * In two steps: post (several windows' may be posted), then wait for
+ * each; the send queue completes them in order. */
 int rpcrdma_win_invalidate(struct rpcrdma_win *w, int timeout_ms);
+int rpcrdma_win_invalidate_post(struct rpcrdma_win *w);
+int rpcrdma_win_invalidate_wait(struct rpcrdma_win *w, int timeout_ms);
 
 /* --- completion-driven transfers (xfer.c) --- */
 

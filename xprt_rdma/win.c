@@ -58,6 +58,7 @@ struct rpcrdma_win {
 	uint8_t *buf;
 	size_t len;
 	bool bound;
+	uint64_t inv_seq;	/* its LOCAL_INV's WR, once posted */
 };
 
 int rpcrdma_win_create(struct rpcrdma_ep *ep, void *buf, size_t len,
@@ -174,30 +175,52 @@ int rpcrdma_ep_send_bind(struct rpcrdma_ep *ep, const struct iovec *iov,
 	return ret;
 }
 
-int rpcrdma_win_invalidate(struct rpcrdma_win *w, int timeout_ms)
+int rpcrdma_win_invalidate_post(struct rpcrdma_win *w)
 {
 	struct rpcrdma_ep *ep;
 	struct ibv_send_wr wr;
-	uint64_t deadline;
 	int ret;
 
-	if (!w || !w->bound)
+	if (!w || !w->bound || w->inv_seq)
 		return 0;
 	ep = w->ep;
-	deadline = ep_deadline_of(timeout_ms);
 	memset(&wr, 0, sizeof(wr));
 	wr.opcode = IBV_WR_LOCAL_INV;
 	wr.invalidate_rkey = w->mw->rkey;
 	pthread_mutex_lock(&ep->lock);
-	ret = ep_sq_room(ep, 1, false, deadline);
+	ret = ep_sq_room(ep, 1, false, ep_deadline_of(EP_SEND_WAIT_MS));
 	if (!ret)
 		ret = ep_sq_post(ep, &wr, true);
 	if (!ret)
-		ret = ep_sq_wait(ep, ep->sq_seq, deadline);
+		w->inv_seq = ep->sq_seq;
+	pthread_mutex_unlock(&ep->lock);
+	return ret;
+}
+
+int rpcrdma_win_invalidate_wait(struct rpcrdma_win *w, int timeout_ms)
+{
+	struct rpcrdma_ep *ep;
+	int ret;
+
+	if (!w || !w->bound)
+		return 0;
+	if (!w->inv_seq)
+		return -EINVAL;
+	ep = w->ep;
+	pthread_mutex_lock(&ep->lock);
+	ret = ep_sq_wait(ep, w->inv_seq, ep_deadline_of(timeout_ms));
 	if (!ret) {
 		w->bound = false;
+		w->inv_seq = 0;
 		RPCRDMA_STAT_ADD(ep, local_invalidations, 1);
 	}
 	pthread_mutex_unlock(&ep->lock);
 	return ret;
+}
+
+int rpcrdma_win_invalidate(struct rpcrdma_win *w, int timeout_ms)
+{
+	int ret = rpcrdma_win_invalidate_post(w);
+
+	return ret ? ret : rpcrdma_win_invalidate_wait(w, timeout_ms);
 }
