@@ -49,4 +49,8 @@ void svc_pool_call_begin(void);
  * thread is poisoned. Outside a pool: false. */
 bool svc_pool_after_dispatch(void);
 
+/* xp_ops of transports that carry no calls (listeners, the waker). */
+bool_t svc_no_args(SVCXPRT *xprt, xdrproc_t xargs, void *argsp);
+bool_t svc_no_reply(SVCXPRT *xprt, struct rpc_msg *msg);
+
 #endif /* RPCRDMA_SVC_H */

@@ -272,21 +272,6 @@ static enum xprt_stat waker_stat(SVCXPRT *x)
 	return XPRT_IDLE;
 }
 
-static bool_t waker_args(SVCXPRT *x, xdrproc_t p, void *a)
-{
-	(void)x;
-	(void)p;
-	(void)a;
-	return FALSE;
-}
-
-static bool_t waker_reply(SVCXPRT *x, struct rpc_msg *msg)
-{
-	(void)x;
-	(void)msg;
-	return FALSE;
-}
-
 static void waker_destroy(SVCXPRT *x)
 {
 	(void)x;		/* lives as long as the process */
@@ -295,9 +280,9 @@ static void waker_destroy(SVCXPRT *x)
 static const struct xp_ops waker_ops = {
 	.xp_recv = waker_recv,
 	.xp_stat = waker_stat,
-	.xp_getargs = waker_args,
-	.xp_reply = waker_reply,
-	.xp_freeargs = waker_args,
+	.xp_getargs = svc_no_args,
+	.xp_reply = svc_no_reply,
+	.xp_freeargs = svc_no_args,
 	.xp_destroy = waker_destroy,
 };
 

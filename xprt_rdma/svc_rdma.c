@@ -962,7 +962,7 @@ static bool_t svc_rdma_control(SVCXPRT *xprt, const u_int rq, void *in)
 	return FALSE;
 }
 
-static bool_t no_args(SVCXPRT *xprt, xdrproc_t xargs, void *argsp)
+bool_t svc_no_args(SVCXPRT *xprt, xdrproc_t xargs, void *argsp)
 {
 	(void)xprt;
 	(void)xargs;
@@ -970,7 +970,7 @@ static bool_t no_args(SVCXPRT *xprt, xdrproc_t xargs, void *argsp)
 	return FALSE;
 }
 
-static bool_t no_reply(SVCXPRT *xprt, struct rpc_msg *msg)
+bool_t svc_no_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 {
 	(void)xprt;
 	(void)msg;
@@ -1081,9 +1081,9 @@ static void lsn_destroy(SVCXPRT *xprt)
 static const struct xp_ops lsn_ops = {
 	.xp_recv = lsn_recv,
 	.xp_stat = lsn_stat,
-	.xp_getargs = no_args,
-	.xp_reply = no_reply,
-	.xp_freeargs = no_args,
+	.xp_getargs = svc_no_args,
+	.xp_reply = svc_no_reply,
+	.xp_freeargs = svc_no_args,
 	.xp_destroy = lsn_destroy,
 };
 
