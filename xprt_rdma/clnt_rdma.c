@@ -34,10 +34,14 @@
  * RPC_CANTRECV, re_errno EPROTONOSUPPORT for ERR_VERS and EBADMSG for
  * ERR_CHUNK; a reply whose header the decoder rejects fails its call with
  * RPC_CANTDECODERES. A call that times out is abandoned: its slot keeps
- * its credit and its memory registered (the server may still write the
- * reply chunk) until the late reply arrives and is dropped. When every
- * credit is held by abandoned calls and a caller has waited a whole
- * timeout for one, the connection is reset by the next call.
+ * its credit and its reply chunk exposed (the server may still write it)
+ * until the late reply arrives and is dropped, or the connection is
+ * reset. When every credit is held by abandoned calls and a caller has
+ * waited a whole timeout for one, the connection is reset by the next
+ * call. A reset closes the connection at once, so that no window stays
+ * reachable. A Send With Invalidate (R is never advertised) or a second
+ * reply to one XID is the peer's error: the first closes the connection,
+ * the second is dropped.
  */
 #include <errno.h>
 #include <limits.h>
@@ -87,6 +91,7 @@ struct ct_slot {
 	uint32_t reply_chunk; /* bytes offered in the reply chunk */
 	uint32_t reply_hint;  /* largest reply of its procedure, 0: unknown */
 	bool inv_pending;     /* reply in, its window's LOCAL_INV posted */
+	bool replied;	      /* its reply was taken: later ones dropped */
 	int inv_err;	      /* the slot's outcome once that completes */
 };
 
@@ -239,6 +244,11 @@ static void slot_complete(struct ct *ct, struct ct_slot *s, int err)
  */
 static void ct_break(struct ct *ct)
 {
+	/* Windows still bound (abandoned calls, invalidations cut short)
+	 * must stop being reachable now, not at the next reconnect: the
+	 * QP goes to error. */
+	if (!ct->broken && ct->ep)
+		rpcrdma_ep_close(ct->ep, -ENOTCONN);
 	ct->broken = true;
 	ct->inv_pending = 0;
 	for (uint32_t i = 0; i < ct->nslots; i++) {
@@ -272,9 +282,17 @@ static bool ct_revoke(struct ct *ct, struct ct_slot *s,
 		      const struct rpcrdma_rx *rx)
 {
 	if (rx->invalidated) {
+		/*
+		 * We never advertise R (RFC 8797 section 4.1): a Send With
+		 * Invalidate breaks the protocol. The window it names is
+		 * revoked already and must never be invalidated again (rxe
+		 * crashes); the connection is closed.
+		 */
 		for (uint32_t i = 0; i < ct->nslots; i++)
 			if (rpcrdma_win_owns(ct->slots[i].win, rx->inv_rkey))
 				rpcrdma_win_invalidated(ct->slots[i].win);
+		ct_break(ct);
+		return false;
 	}
 	if (!s || !rpcrdma_win_bound(s->win) || s->inv_pending)
 		return true;
@@ -346,7 +364,8 @@ static void ct_dispatch(struct ct *ct, struct rpcrdma_rx *rx)
 		s = slot_by_xid(ct, m->xid);
 		if (!ct_revoke(ct, s, rx))
 			goto out;
-		if (s && s->state == SLOT_WAITING) {
+		if (s && s->state == SLOT_WAITING && !s->replied) {
+			s->replied = true;
 			slot_finish(ct, s, -EBADMSG);
 		} else if (s && s->state == SLOT_ABANDONED &&
 			   !s->inv_pending) {
@@ -384,8 +403,9 @@ static void ct_dispatch(struct ct *ct, struct rpcrdma_rx *rx)
 		}
 		goto out;
 	}
-	if (s->state != SLOT_WAITING)
-		goto out;	/* reset while the window was invalidated */
+	if (s->state != SLOT_WAITING || s->replied)
+		goto out;	/* reset meanwhile, or a duplicate reply */
+	s->replied = true;
 	switch (m->proc) {
 	case RPCRDMA_MSG:
 		/* The RPC reply follows the header in the receive buffer. */
@@ -592,6 +612,7 @@ static int slot_prepare(struct ct *ct, struct ct_slot *s)
 	s->err = 0;
 	s->rdma_err = 0;
 	s->reply_len = 0;
+	s->replied = false;
 	return 0;
 }
 
@@ -776,6 +797,13 @@ static int ct_send(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
 	if (plan.kind == RPCRDMA_CALL_LONG)
 		room = room > rpc_len ? room - rpc_len : 0;
 	s->reply_chunk = ct_reply_chunk(ct, s, inl, room);
+	if (s->reply_hint > inl->recv_max - RPCRDMA_HDR_MIN &&
+	    s->reply_chunk < s->reply_hint) {
+		/* What the read chunk leaves cannot hold the hinted reply:
+		 * fail now rather than after the server ran the call. */
+		*stat = RPC_CANTENCODEARGS;
+		return -EMSGSIZE;
+	}
 	use_win = s->reply_chunk && ct_slot_window(ct, ep, s);
 	if (s->reply_chunk && !use_win) {
 		rc = rpcrdma_ep_reg(ep, s->reply_buf, s->reply_chunk,

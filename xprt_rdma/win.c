@@ -127,8 +127,10 @@ bool rpcrdma_win_owns(const struct rpcrdma_win *w, uint32_t rkey)
 
 void rpcrdma_win_invalidated(struct rpcrdma_win *w)
 {
-	if (w)
+	if (w) {
 		w->bound = false;
+		w->inv_seq = 0;
+	}
 }
 
 int rpcrdma_ep_send_bind(struct rpcrdma_ep *ep, const struct iovec *iov,
@@ -202,16 +204,19 @@ int rpcrdma_win_invalidate_wait(struct rpcrdma_win *w, int timeout_ms)
 	struct rpcrdma_ep *ep;
 	int ret;
 
-	if (!w || !w->bound)
+	if (!w || !w->bound) {
+		if (w)
+			w->inv_seq = 0;
 		return 0;
+	}
 	if (!w->inv_seq)
 		return -EINVAL;
 	ep = w->ep;
 	pthread_mutex_lock(&ep->lock);
 	ret = ep_sq_wait(ep, w->inv_seq, ep_deadline_of(timeout_ms));
+	w->inv_seq = 0;
 	if (!ret) {
 		w->bound = false;
-		w->inv_seq = 0;
 		RPCRDMA_STAT_ADD(ep, local_invalidations, 1);
 	}
 	pthread_mutex_unlock(&ep->lock);

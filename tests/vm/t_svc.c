@@ -492,6 +492,10 @@ START_TEST(test_reply_hints)
 	v = 0;
 	ck_assert(clnt_control(cl, CLSET_RDMA_REPLY_MAX, (char *)&v));
 	echo(cl, BIG, 5);
+	/* The same connection all along: ERR_CHUNK did not reset it. */
+	ck_assert_ptr_eq(echo(cl, 1, 6), x);
+	a = clnt_stats(cl);
+	ck_assert_uint_eq(a.connects, 1);
 	clnt_destroy(cl);
 	srv_stop(&s);
 }
