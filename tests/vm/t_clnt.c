@@ -771,25 +771,22 @@ static void *null_caller_main(void *arg)
 	return NULL;
 }
 
-START_TEST(test_reply_window)
+/* A raw responder on a new port with a client connected to it. */
+struct raw_pair {
+	struct raw_accept a;
+	struct null_caller c;
+	pthread_t cth;
+};
+
+static void raw_pair_open(struct raw_pair *p)
 {
-	struct rpcrdma_stats st;
 	struct rpcrdma_ep_opts eo;
 	struct rpcrdma_opts o;
 	struct sockaddr_in sin;
-	struct raw_accept a = { NULL, NULL };
-	struct null_caller c;
-	struct rpcrdma_limits lim;
-	struct rpcrdma_msg m;
-	struct rpcrdma_segment seg;
-	struct rpcrdma_rx rx;
-	pthread_t ath, cth;
-	uint8_t junk[64];
-	uint32_t w[13];
-	struct iovec iov = { w, sizeof(w) };
 	uint16_t port = port_new();
-	size_t hlen;
+	pthread_t ath;
 
+	memset(p, 0, sizeof(*p));
 	rpcrdma_opts_default(&o);
 	ck_assert_int_eq(rpcrdma_opts_to_ep(&o, &eo), 0);
 	memset(&sin, 0, sizeof(sin));
@@ -797,45 +794,143 @@ START_TEST(test_reply_window)
 	sin.sin_port = htons(port);
 	inet_pton(AF_INET, addr_b, &sin.sin_addr);
 	ck_assert_int_eq(rpcrdma_listener_create((struct sockaddr *)&sin, &eo,
-						 &a.l), 0);
-	ck_assert_int_eq(pthread_create(&ath, NULL, raw_accept_main, &a), 0);
-	c.cl = clnt_mk(port, 4, 1u << 16);
+						 &p->a.l), 0);
+	ck_assert_int_eq(pthread_create(&ath, NULL, raw_accept_main, &p->a),
+			 0);
+	p->c.cl = clnt_mk(port, 4, 1u << 16);
 	pthread_join(ath, NULL);
-	ck_assert_ptr_nonnull(a.ep);
-	ck_assert_int_eq(pthread_create(&cth, NULL, null_caller_main, &c), 0);
+	ck_assert_ptr_nonnull(p->a.ep);
+}
 
-	ck_assert_int_eq(rpcrdma_ep_poll(a.ep, &rx, 10000), 1);
+/* Starts a NULL call in a thread and takes it: its header in *m. */
+static void raw_pair_call(struct raw_pair *p, struct rpcrdma_msg *m)
+{
+	struct rpcrdma_limits lim;
+	struct rpcrdma_rx rx;
+	size_t hlen;
+
+	ck_assert_int_eq(pthread_create(&p->cth, NULL, null_caller_main,
+					&p->c), 0);
+	ck_assert_int_eq(rpcrdma_ep_poll(p->a.ep, &rx, 10000), 1);
 	rpcrdma_limits_default(&lim);
-	ck_assert_int_eq(rpcrdma_hdr_decode(rx.data, rx.len, &lim, &m, &hlen),
+	ck_assert_int_eq(rpcrdma_hdr_decode(rx.data, rx.len, &lim, m, &hlen),
 			 RPCRDMA_HDR_OK);
-	ck_assert(m.has_reply);
-	ck_assert_uint_eq(m.reply.nsegs, 1);
+	rpcrdma_ep_rx_done(p->a.ep, &rx);
+	ck_assert(m->has_reply);
+	ck_assert_uint_eq(m->reply.nsegs, 1);
+}
+
+/* RDMA_MSG, three empty lists, then an accepted reply with accept_stat
+ * stat (0: SUCCESS), sent With Invalidate of inv_rkey unless 0. */
+static void raw_pair_reply(struct raw_pair *p, const struct rpcrdma_msg *m,
+			   uint32_t stat, uint32_t inv_rkey)
+{
+	uint32_t w[13];
+	struct iovec iov = { w, sizeof(w) };
+
+	w[0] = htonl(m->xid); w[1] = htonl(1); w[2] = htonl(m->credits);
+	w[3] = htonl(RPCRDMA_MSG); w[4] = w[5] = w[6] = 0;
+	w[7] = htonl(m->xid); w[8] = htonl(1); w[9] = w[10] = w[11] = 0;
+	w[12] = htonl(stat);
+	ck_assert_int_eq(rpcrdma_ep_send(p->a.ep, &iov, 1, inv_rkey), 0);
+}
+
+static enum clnt_stat raw_pair_result(struct raw_pair *p)
+{
+	pthread_join(p->cth, NULL);
+	return p->c.st;
+}
+
+static void raw_pair_close(struct raw_pair *p)
+{
+	clnt_destroy(p->c.cl);
+	rpcrdma_ep_destroy(p->a.ep);
+	rpcrdma_listener_destroy(p->a.l);
+}
+
+START_TEST(test_reply_window)
+{
+	struct rpcrdma_stats st;
+	struct rpcrdma_segment seg;
+	struct rpcrdma_msg m;
+	struct raw_pair p;
+	uint8_t junk[64];
+
+	raw_pair_open(&p);
+	raw_pair_call(&p, &m);
 	seg = m.segs[m.reply.first];
 	memset(junk, 0x5a, sizeof(junk));
 	/* While the call waits, its reply chunk takes RDMA Writes. */
-	ck_assert_int_eq(rpcrdma_ep_write(a.ep, junk, sizeof(junk), &seg, 1,
+	ck_assert_int_eq(rpcrdma_ep_write(p.a.ep, junk, sizeof(junk), &seg, 1,
 					  NULL, 5000), 0);
-	/* RDMA_MSG, three empty lists; an accepted NULL reply. */
-	w[0] = htonl(m.xid); w[1] = htonl(1); w[2] = htonl(m.credits);
-	w[3] = htonl(RPCRDMA_MSG); w[4] = w[5] = w[6] = 0;
-	w[7] = htonl(m.xid); w[8] = htonl(1); w[9] = w[10] = w[11] = 0;
-	w[12] = 0;
-	rpcrdma_ep_rx_done(a.ep, &rx);
-	ck_assert_int_eq(rpcrdma_ep_send(a.ep, &iov, 1, 0), 0);
-	pthread_join(cth, NULL);
-	ck_assert_int_eq(c.st, RPC_SUCCESS);
-	st = stats_of(c.cl);
+	raw_pair_reply(&p, &m, 0, 0);
+	ck_assert_int_eq(raw_pair_result(&p), RPC_SUCCESS);
+	st = stats_of(p.c.cl);
 	/* A window invalidated locally, or (rxe before 6.12) an MR
 	 * deregistered. */
 	ck_assert_uint_eq(st.local_invalidations,
-			  rpcrdma_ep_windows(a.ep) ? 1 : 0);
+			  rpcrdma_ep_windows(p.a.ep) ? 1 : 0);
 	/* The call returned: the same Write is refused (remote access
 	 * error, not a timeout or a lost connection). */
-	ck_assert_int_eq(rpcrdma_ep_write(a.ep, junk, sizeof(junk), &seg, 1,
+	ck_assert_int_eq(rpcrdma_ep_write(p.a.ep, junk, sizeof(junk), &seg, 1,
 					  NULL, 5000), -EACCES);
-	clnt_destroy(c.cl);
-	rpcrdma_ep_destroy(a.ep);
-	rpcrdma_listener_destroy(a.l);
+	raw_pair_close(&p);
+}
+END_TEST
+
+/*
+ * Two replies to one call, sent back to back: the first is the call's
+ * (SUCCESS), the second (PROC_UNAVAIL) is dropped, and the connection
+ * carries the next call. Whether the second arrives while the first's
+ * window invalidation is pending (the slot's replied flag drops it) or
+ * after the call completed (no slot matches it) is not forced: in this
+ * guest it is the latter.
+ */
+START_TEST(test_duplicate_reply)
+{
+	struct rpcrdma_msg m;
+	struct raw_pair p;
+
+	raw_pair_open(&p);
+	raw_pair_call(&p, &m);
+	raw_pair_reply(&p, &m, 0, 0);
+	raw_pair_reply(&p, &m, 3, 0);
+	ck_assert_int_eq(raw_pair_result(&p), RPC_SUCCESS);
+	raw_pair_call(&p, &m);
+	raw_pair_reply(&p, &m, 0, 0);
+	ck_assert_int_eq(raw_pair_result(&p), RPC_SUCCESS);
+	ck_assert_uint_eq(stats_of(p.c.cl).connects, 1);
+	raw_pair_close(&p);
+}
+END_TEST
+
+/*
+ * A reply sent With Invalidate of the call's reply chunk although the
+ * client never advertised R (RFC 8797 section 4.1): the client closes the
+ * connection and fails the call, and never invalidates that window again
+ * (on rxe that would crash the guest's kernel).
+ */
+START_TEST(test_unasked_remote_invalidation)
+{
+	struct rpc_err e;
+	struct rpcrdma_msg m;
+	struct raw_pair p;
+
+	raw_pair_open(&p);
+	if (!rpcrdma_ep_windows(p.a.ep)) {
+		/* An MR cannot be invalidated remotely: the Send would only
+		 * break the responder's own QP. */
+		raw_pair_close(&p);
+		return;
+	}
+	raw_pair_call(&p, &m);
+	raw_pair_reply(&p, &m, 0, m.segs[m.reply.first].handle);
+	ck_assert_int_eq(raw_pair_result(&p), RPC_CANTRECV);
+	clnt_geterr(p.c.cl, &e);
+	ck_assert_int_eq(e.re_errno, ENOTCONN);
+	ck_assert_uint_ge(stats_of(p.c.cl).remote_invalidations, 1);
+	ck_assert_uint_eq(stats_of(p.c.cl).local_invalidations, 0);
+	raw_pair_close(&p);
 }
 END_TEST
 
@@ -939,6 +1034,8 @@ static Suite *clnt_suite(void)
 	tcase_add_test(tc, test_threads_credits);
 	tcase_add_test(tc, test_timeout);
 	tcase_add_test(tc, test_reply_window);
+	tcase_add_test(tc, test_duplicate_reply);
+	tcase_add_test(tc, test_unasked_remote_invalidation);
 	tcase_add_test(tc, test_reconnect);
 	suite_add_tcase(s, tc);
 	tcase_set_timeout(big, 400);
