@@ -670,22 +670,29 @@ static bool ct_encode(struct ct *ct, struct ct_slot *s, uint32_t xid,
 	return ok && AUTH_WRAP(auth, &s->xdr, xargs, argsp);
 }
 
+/* Index of proc's own hint, or ct->nhints (ct->lock held). */
+static uint32_t ct_hint_index(const struct ct *ct, rpcproc_t proc)
+{
+	uint32_t i;
+
+	for (i = 0; i < ct->nhints && ct->hints[i].proc != proc; i++)
+		;
+	return i;
+}
+
 /* The bound on proc's replies, or 0 (ct->lock held). */
 static uint32_t ct_reply_hint(const struct ct *ct, rpcproc_t proc)
 {
-	for (uint32_t i = 0; i < ct->nhints; i++)
-		if (ct->hints[i].proc == proc)
-			return ct->hints[i].reply_max;
-	return ct->reply_max;
+	uint32_t i = ct_hint_index(ct, proc);
+
+	return i < ct->nhints ? ct->hints[i].reply_max : ct->reply_max;
 }
 
 /* Sets (reply_max 0: drops) proc's hint (ct->lock held). */
 static bool ct_set_hint(struct ct *ct, const struct rpcrdma_proc_reply *h)
 {
-	uint32_t i;
+	uint32_t i = ct_hint_index(ct, h->proc);
 
-	for (i = 0; i < ct->nhints && ct->hints[i].proc != h->proc; i++)
-		;
 	if (i < ct->nhints) {
 		if (h->reply_max)
 			ct->hints[i].reply_max = h->reply_max;
@@ -1181,11 +1188,9 @@ static bool_t clnt_rdma_control(CLIENT *cl, u_int req, void *info)
 		break;
 	case CLGET_RDMA_PROC_REPLY: {
 		struct rpcrdma_proc_reply *h = info;
+		uint32_t i = ct_hint_index(ct, h->proc);
 
-		h->reply_max = 0;
-		for (uint32_t i = 0; i < ct->nhints; i++)
-			if (ct->hints[i].proc == h->proc)
-				h->reply_max = ct->hints[i].reply_max;
+		h->reply_max = i < ct->nhints ? ct->hints[i].reply_max : 0;
 		break;
 	}
 	default:

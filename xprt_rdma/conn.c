@@ -128,6 +128,7 @@ static struct rpcrdma_ep *ep_alloc(const struct rpcrdma_ep_opts *o)
 	ep->epfd = -1;
 	ep->kickfd = -1;
 	ep->stallfd = -1;
+	ep->windows = -1;
 	ep->down_err = -ENOTCONN;
 	if (pthread_condattr_init(&ca))
 		goto out_free;

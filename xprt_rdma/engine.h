@@ -162,14 +162,16 @@ int rpcrdma_ep_write(struct rpcrdma_ep *ep, const void *local, uint64_t len,
  * bound by rpcrdma_ep_send_bind together with the Send that names it,
  * revoked by the peer's Send With Invalidate (rpcrdma_win_invalidated,
  * when a received message's inv_rkey is rpcrdma_win_owns') or by
- * rpcrdma_win_invalidate, never both. Destroy before the endpoint.
+ * rpcrdma_win_invalidate_post and _wait, never both. Destroy before the
+ * endpoint.
  * create: 0, -EOPNOTSUPP (no type-2 windows, or a provider and kernel
  * known to stall with them: rxe before Linux 6.12; RPCRDMA_WINDOWS=0/1
  * overrides) or -errno.
  */
 struct rpcrdma_win;
-/* Whether rpcrdma_win_create will make windows on ep's device. */
-bool rpcrdma_ep_windows(const struct rpcrdma_ep *ep);
+/* Whether rpcrdma_win_create will make windows on ep's device (decided
+ * at the first question, then kept). */
+bool rpcrdma_ep_windows(struct rpcrdma_ep *ep);
 int rpcrdma_win_create(struct rpcrdma_ep *ep, void *buf, size_t len,
 		       struct rpcrdma_win **out);
 void rpcrdma_win_destroy(struct rpcrdma_win *w);
@@ -187,12 +189,11 @@ void rpcrdma_win_invalidated(struct rpcrdma_win *w);
 int rpcrdma_ep_send_bind(struct rpcrdma_ep *ep, const struct iovec *iov,
 			 int iovcnt, struct rpcrdma_win *w, size_t len,
 			 enum rpcrdma_access access);
-/* Invalidates a bound window locally and waits for it (the caller must be
- * the endpoint's only poller meanwhile): 0, -ETIMEDOUT, the connection's
- * error (its QP is then in error: the window is no longer reachable).
- * In two steps: post (several windows' may be posted), then wait for
- * each; the send queue completes them in order. */
-int rpcrdma_win_invalidate(struct rpcrdma_win *w, int timeout_ms);
+/* Invalidates a bound window locally in two steps: post (several
+ * windows' may be posted), then wait for each (the caller must be the
+ * endpoint's only poller meanwhile; the send queue completes them in
+ * order). 0, -ETIMEDOUT, the connection's error (its QP is then in
+ * error: the window is no longer reachable). */
 int rpcrdma_win_invalidate_post(struct rpcrdma_win *w);
 int rpcrdma_win_invalidate_wait(struct rpcrdma_win *w, int timeout_ms);
 

@@ -47,6 +47,7 @@ struct rpcrdma_ep {
 	int epfd;			/* comp_ch->fd + cm_ch->fd + kickfd */
 	int kickfd;			/* eventfd: rpcrdma_ep_kick */
 	int stallfd;			/* timerfd: the send queue's deadline */
+	int8_t windows;			/* rpcrdma_ep_windows: -1 not known */
 	bool stall_armed;
 	uint64_t sq_progress_ms;	/* sq_done last moved, or the first
 					 * WR went onto an idle send queue */

@@ -52,5 +52,6 @@ bool svc_pool_after_dispatch(void);
 /* xp_ops of transports that carry no calls (listeners, the waker). */
 bool_t svc_no_args(SVCXPRT *xprt, xdrproc_t xargs, void *argsp);
 bool_t svc_no_reply(SVCXPRT *xprt, struct rpc_msg *msg);
+enum xprt_stat svc_stat_idle(SVCXPRT *xprt);
 
 #endif /* RPCRDMA_SVC_H */

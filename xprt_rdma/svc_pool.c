@@ -266,12 +266,6 @@ static bool_t waker_recv(SVCXPRT *x, struct rpc_msg *msg)
 	return FALSE;
 }
 
-static enum xprt_stat waker_stat(SVCXPRT *x)
-{
-	(void)x;
-	return XPRT_IDLE;
-}
-
 static void waker_destroy(SVCXPRT *x)
 {
 	(void)x;		/* lives as long as the process */
@@ -279,7 +273,7 @@ static void waker_destroy(SVCXPRT *x)
 
 static const struct xp_ops waker_ops = {
 	.xp_recv = waker_recv,
-	.xp_stat = waker_stat,
+	.xp_stat = svc_stat_idle,
 	.xp_getargs = svc_no_args,
 	.xp_reply = svc_no_reply,
 	.xp_freeargs = svc_no_args,

@@ -1062,7 +1062,7 @@ static bool_t lsn_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 	return FALSE;
 }
 
-static enum xprt_stat lsn_stat(SVCXPRT *xprt)
+enum xprt_stat svc_stat_idle(SVCXPRT *xprt)
 {
 	(void)xprt;
 	return XPRT_IDLE;
@@ -1080,7 +1080,7 @@ static void lsn_destroy(SVCXPRT *xprt)
 
 static const struct xp_ops lsn_ops = {
 	.xp_recv = lsn_recv,
-	.xp_stat = lsn_stat,
+	.xp_stat = svc_stat_idle,
 	.xp_getargs = svc_no_args,
 	.xp_reply = svc_no_reply,
 	.xp_freeargs = svc_no_args,

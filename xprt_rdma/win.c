@@ -34,9 +34,8 @@
  * Kernels in between are untested and treated as 6.1. RPCRDMA_WINDOWS=0
  * or 1 overrides the choice.
  */
-bool rpcrdma_ep_windows(const struct rpcrdma_ep *ep)
+static bool windows_work(struct ibv_context *ctx)
 {
-	struct ibv_context *ctx = ep->pd->context;
 	struct ibv_device_attr attr;
 	const char *env = getenv("RPCRDMA_WINDOWS");
 	struct utsname u;
@@ -49,6 +48,18 @@ bool rpcrdma_ep_windows(const struct rpcrdma_ep *ep)
 	if (uname(&u) || sscanf(u.release, "%u.%u", &major, &minor) != 2)
 		return false;
 	return major > 6 || (major == 6 && minor >= 12);
+}
+
+bool rpcrdma_ep_windows(struct rpcrdma_ep *ep)
+{
+	int8_t v = __atomic_load_n(&ep->windows, __ATOMIC_RELAXED);
+
+	/* Racing first callers compute the same answer. */
+	if (v < 0) {
+		v = windows_work(ep->pd->context);
+		__atomic_store_n(&ep->windows, v, __ATOMIC_RELAXED);
+	}
+	return v;
 }
 
 struct rpcrdma_win {
@@ -221,11 +232,4 @@ int rpcrdma_win_invalidate_wait(struct rpcrdma_win *w, int timeout_ms)
 	}
 	pthread_mutex_unlock(&ep->lock);
 	return ret;
-}
-
-int rpcrdma_win_invalidate(struct rpcrdma_win *w, int timeout_ms)
-{
-	int ret = rpcrdma_win_invalidate_post(w);
-
-	return ret ? ret : rpcrdma_win_invalidate_wait(w, timeout_ms);
 }
