@@ -59,10 +59,17 @@
 #include <rpcrdma/credits.h>
 #include <rpcrdma/hdr.h>
 #include <rpcrdma/plan.h>
+#include <rpcrdma/splice.h>
 #include "xprt.h"
 
 #define CT_CALLHDR_LEN 20  /* xid, CALL, rpcvers, prog, vers */
-#define CT_HDRBUF_LEN  128 /* our headers: at most 72 bytes */
+/* Our largest header: every read chunk a DDP call may have, every write
+ * chunk (one segment each) and the reply chunk (one segment). */
+#define CT_HDRBUF_LEN                                                   \
+	(RPCRDMA_HDR_FIXED + 3 * 4 +                                    \
+	 RPCRDMA_PLAN_MAX_ITEMS * RPCRDMA_READ_SEG_WIRE +                \
+	 RPCRDMA_MAX_WRITE_CHUNKS * (4 + 4 + RPCRDMA_SEGMENT_WIRE) +     \
+	 4 + RPCRDMA_SEGMENT_WIRE)
 #define CT_XDR_INITIAL 4096
 #define CT_REFRESHES   2
 
@@ -90,9 +97,23 @@ struct ct_slot {
 	uint32_t reply_len; /* RPC reply bytes in reply_buf */
 	uint32_t reply_chunk; /* bytes offered in the reply chunk */
 	uint32_t reply_hint;  /* largest reply of its procedure, 0: unknown */
+	uint32_t ddp_items, ddp_max; /* write chunks to offer */
+	uint32_t reply_area;  /* reply_buf[0, reply_area): inline or reply
+			       * chunk; write chunks behind it */
+	uint32_t nwrites;     /* write chunks offered, each one segment */
+	struct rpcrdma_segment wsegs[RPCRDMA_MAX_WRITE_CHUNKS];
+	uint32_t wlen[RPCRDMA_MAX_WRITE_CHUNKS]; /* bytes written in them */
 	bool inv_pending;     /* reply in, its window's LOCAL_INV posted */
 	bool replied;	      /* its reply was taken: later ones dropped */
 	int inv_err;	      /* the slot's outcome once that completes */
+};
+
+/* One procedure's hints (0: none of that kind). */
+struct ct_hint {
+	rpcproc_t proc;
+	uint32_t reply_max;	/* reply bound, its DDP items excepted */
+	uint32_t ddp_items;	/* write chunks to offer */
+	uint32_t ddp_max;	/* bytes in each */
 };
 
 struct ct {
@@ -130,7 +151,7 @@ struct ct {
 	struct rpc_err error;
 	/* Reply size hints: for every procedure, and per procedure. */
 	uint32_t reply_max;
-	struct rpcrdma_proc_reply *hints;
+	struct ct_hint *hints;
 	uint32_t nhints, hints_cap;
 };
 
@@ -345,6 +366,35 @@ static void ct_flush_invalidations(struct ct *ct)
 	}
 }
 
+/*
+ * The write list of a reply (RFC 8166 section 3.4.6): at most the chunks
+ * s offered, each its one segment echoed with what was written into it,
+ * no more than offered. -EBADMSG otherwise (ct->lock held).
+ */
+static int ct_take_writes(struct ct *ct, struct ct_slot *s,
+			  const struct rpcrdma_msg *m)
+{
+	bool used = false;
+	uint32_t i;
+
+	if (m->nwrites > s->nwrites)
+		return -EBADMSG;
+	for (i = 0; i < m->nwrites; i++) {
+		const struct rpcrdma_chunk *c = &m->writes[i];
+		const struct rpcrdma_segment *g = &m->segs[c->first];
+
+		if (c->nsegs != 1 || g->handle != s->wsegs[i].handle ||
+		    g->offset != s->wsegs[i].offset ||
+		    g->length > s->wsegs[i].length)
+			return -EBADMSG;
+		s->wlen[i] = g->length;
+		used |= g->length != 0;
+	}
+	if (used)
+		CT_INC(ct, replies_write_chunks);
+	return 0;
+}
+
 /* Hands one received message to its call (ct->lock held). */
 static void ct_dispatch(struct ct *ct, struct rpcrdma_rx *rx)
 {
@@ -406,11 +456,15 @@ static void ct_dispatch(struct ct *ct, struct rpcrdma_rx *rx)
 	if (s->state != SLOT_WAITING || s->replied)
 		goto out;	/* reset meanwhile, or a duplicate reply */
 	s->replied = true;
+	if (m->proc != RPCRDMA_ERROR && ct_take_writes(ct, s, m)) {
+		slot_finish(ct, s, -EBADMSG);
+		goto out;
+	}
 	switch (m->proc) {
 	case RPCRDMA_MSG:
 		/* The RPC reply follows the header in the receive buffer. */
 		len = rx->len - hlen;
-		if (len > s->reply_cap) {
+		if (len > s->reply_area) {
 			slot_finish(ct, s, -EBADMSG);
 			break;
 		}
@@ -613,6 +667,10 @@ static int slot_prepare(struct ct *ct, struct ct_slot *s)
 	s->rdma_err = 0;
 	s->reply_len = 0;
 	s->replied = false;
+	s->nwrites = 0;
+	s->reply_area = (uint32_t)s->reply_cap;
+	memset(s->wlen, 0, sizeof(s->wlen));
+	rpcrdma_xdrgrow_set_ddp(&s->xdr, ct->opts.ddp_threshold);
 	return 0;
 }
 
@@ -685,34 +743,78 @@ static uint32_t ct_reply_hint(const struct ct *ct, rpcproc_t proc)
 {
 	uint32_t i = ct_hint_index(ct, proc);
 
-	return i < ct->nhints ? ct->hints[i].reply_max : ct->reply_max;
+	return i < ct->nhints && ct->hints[i].reply_max ?
+		       ct->hints[i].reply_max : ct->reply_max;
 }
 
-/* Sets (reply_max 0: drops) proc's hint (ct->lock held). */
-static bool ct_set_hint(struct ct *ct, const struct rpcrdma_proc_reply *h)
+/* proc's entry, made if missing (ct->lock held); NULL without memory. */
+static struct ct_hint *ct_hint_get(struct ct *ct, rpcproc_t proc)
 {
-	uint32_t i = ct_hint_index(ct, h->proc);
+	uint32_t i = ct_hint_index(ct, proc);
 
-	if (i < ct->nhints) {
-		if (h->reply_max)
-			ct->hints[i].reply_max = h->reply_max;
-		else
-			ct->hints[i] = ct->hints[--ct->nhints];
-		return true;
-	}
-	if (!h->reply_max)
-		return true;
+	if (i < ct->nhints)
+		return &ct->hints[i];
 	if (ct->nhints == ct->hints_cap) {
 		uint32_t cap = ct->hints_cap ? 2 * ct->hints_cap : 8;
-		struct rpcrdma_proc_reply *n;
+		struct ct_hint *n;
 
 		n = realloc(ct->hints, cap * sizeof(*n));
 		if (!n)
-			return false;
+			return NULL;
 		ct->hints = n;
 		ct->hints_cap = cap;
 	}
-	ct->hints[ct->nhints++] = *h;
+	memset(&ct->hints[ct->nhints], 0, sizeof(ct->hints[0]));
+	ct->hints[ct->nhints].proc = proc;
+	return &ct->hints[ct->nhints++];
+}
+
+/* Drops h when it no longer says anything (ct->lock held). */
+static void ct_hint_trim(struct ct *ct, struct ct_hint *h)
+{
+	if (!h->reply_max && !h->ddp_items)
+		*h = ct->hints[--ct->nhints];
+}
+
+/* Sets (reply_max 0: drops) proc's reply bound (ct->lock held). */
+static bool ct_set_hint(struct ct *ct, const struct rpcrdma_proc_reply *r)
+{
+	struct ct_hint *h;
+
+	if (!r->reply_max && ct_hint_index(ct, r->proc) == ct->nhints)
+		return true;
+	h = ct_hint_get(ct, r->proc);
+	if (!h)
+		return false;
+	h->reply_max = r->reply_max;
+	ct_hint_trim(ct, h);
+	return true;
+}
+
+/*
+ * Sets (items 0: drops) proc's DDP hint (ct->lock held). Its write chunks
+ * live behind the inline reply area of a slot's max_msg reply buffer:
+ * they must leave room for an inline reply.
+ */
+static bool ct_set_ddp(struct ct *ct, const struct rpcrdma_proc_ddp *r)
+{
+	uint64_t cap = ct->opts.max_msg > ct->opts.inline_recv ?
+		       ct->opts.max_msg : ct->opts.inline_recv;
+	uint64_t need = (uint64_t)r->items * rpcrdma_xdr_roundup(r->item_max);
+	struct ct_hint *h;
+
+	if (r->items > RPCRDMA_MAX_WRITE_CHUNKS ||
+	    (r->items && (!r->item_max || r->item_max > UINT32_MAX - 3 ||
+			  need > cap - ct->opts.inline_recv)))
+		return false;
+	if (!r->items && ct_hint_index(ct, r->proc) == ct->nhints)
+		return true;
+	h = ct_hint_get(ct, r->proc);
+	if (!h)
+		return false;
+	h->ddp_items = r->items;
+	h->ddp_max = r->items ? r->item_max : 0;
+	ct_hint_trim(ct, h);
 	return true;
 }
 
@@ -767,75 +869,143 @@ static bool ct_slot_window(struct ct *ct, struct rpcrdma_ep *ep,
 }
 
 /*
- * Registers what the peer needs, builds the transport header and sends
- * (RFC 8166 section 3.5: inline, or Long Call). 0 or -errno; the
- * failure's clnt_stat is in *stat.
+ * How the call travels (RFC 8166 section 3.5): inline when the whole
+ * message fits; else with its large items (the generic DDP rule) in read
+ * chunks at their XDR positions when the rest then fits; else as a Long
+ * Call. lists: the header bytes of the write list and reply chunk.
+ */
+static int ct_plan(struct ct *ct, struct ct_slot *s, uint32_t send_max,
+		   size_t lists, struct rpcrdma_call_plan *plan)
+{
+	const struct rpcrdma_item *items;
+	struct rpcrdma_call_plan ddp;
+	size_t rpc_len;
+	uint32_t nitems;
+	int rc;
+
+	(void)rpcrdma_xdrgrow_buf(&s->xdr, &rpc_len);
+	nitems = rpcrdma_xdrgrow_items(&s->xdr, &items);
+	rc = rpcrdma_plan_call((uint32_t)rpc_len, NULL, 0, 0, send_max, lists,
+			       plan);
+	if (rc || plan->kind == RPCRDMA_CALL_INLINE || !nitems)
+		return rc;
+	/* Items an XDR routine emitted oddly (-EINVAL) just stay inline. */
+	if (rpcrdma_plan_call((uint32_t)rpc_len, items, nitems,
+			      ct->opts.ddp_threshold, send_max, lists,
+			      &ddp) == 0)
+		*plan = ddp;
+	return 0;
+}
+
+/* Where write chunk i of s lives: behind the reply area. */
+static uint8_t *slot_write_area(const struct ct_slot *s, uint32_t i)
+{
+	return s->reply_buf + s->reply_area +
+	       (size_t)i * rpcrdma_xdr_roundup(s->ddp_max);
+}
+
+/*
+ * Exposes what the peer needs, builds the transport header and sends:
+ * read chunks (DDP items or the whole Long Call) readable through a
+ * registration of the call; write chunks and the reply chunk writable
+ * through the slot's window over its reply buffer (or a registration of
+ * it). 0 or -errno; the failure's clnt_stat is in *stat.
  */
 static int ct_send(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
 		   enum clnt_stat *stat)
 {
 	const struct rpcrdma_inline *inl = rpcrdma_ep_inline(ep);
+	struct iovec iov[RPCRDMA_PLAN_MAX_ITEMS + 2];
+	uint32_t wsegs[RPCRDMA_MAX_WRITE_CHUNKS], i, niov = 1, rkey = 0;
 	struct rpcrdma_call_plan plan;
 	struct rpcrdma_segment seg;
 	struct rpcrdma_msg m;
 	uint8_t hbuf[CT_HDRBUF_LEN];
-	struct iovec iov[2];
+	uint64_t room, wbytes, read_bytes = 0, expose;
 	size_t rpc_len, hlen, lists;
-	uint64_t room;
 	bool use_win;
-	void *rpc;
+	uint8_t *rpc;
 	int rc;
 
 	rpc = rpcrdma_xdrgrow_buf(&s->xdr, &rpc_len);
-	/* Empty write list, reply chunk of one segment (section 4.2.1). */
-	lists = rpcrdma_hdr_size_for(0, 0, NULL, 1) - RPCRDMA_HDR_FIXED - 4;
-	rc = rpcrdma_plan_call((uint32_t)rpc_len, NULL, 0, 0, inl->send_max,
-			       lists, &plan);
+	/* Write chunks (section 3.4.6), one segment each. */
+	s->nwrites = s->ddp_items;
+	wbytes = (uint64_t)s->nwrites * rpcrdma_xdr_roundup(s->ddp_max);
+	s->reply_area = (uint32_t)(s->reply_cap - wbytes);
+	for (i = 0; i < s->nwrites; i++)
+		wsegs[i] = 1;
+	/* Read list terminator excluded: the plan adds the read list. */
+	lists = rpcrdma_hdr_size_for(0, s->nwrites, wsegs, 1) -
+		RPCRDMA_HDR_FIXED - 4;
+	rc = ct_plan(ct, s, inl->send_max, lists, &plan);
 	if (rc) {
 		*stat = RPC_CANTENCODEARGS;
 		return rc;
 	}
+	for (i = 0; i < plan.nchunks; i++)
+		read_bytes += plan.chunks[i].length;
 	/*
 	 * The responder bounds the sum of all chunk lengths in a header
 	 * (max_chunk_bytes of rpcrdma_limits, the same default on both sides
-	 * of this library): the reply chunk gets what the read chunk leaves.
+	 * of this library): the reply chunk gets what the others leave.
 	 */
 	room = ct->limits.max_chunk_bytes;
-	if (plan.kind == RPCRDMA_CALL_LONG)
-		room = room > rpc_len ? room - rpc_len : 0;
+	if (read_bytes + wbytes > room) {
+		*stat = RPC_CANTENCODEARGS;
+		return -EMSGSIZE;
+	}
+	room -= read_bytes + wbytes;
+	if (room > s->reply_area)
+		room = s->reply_area;
 	s->reply_chunk = ct_reply_chunk(ct, s, inl, room);
 	if (s->reply_hint > inl->recv_max - RPCRDMA_HDR_MIN &&
 	    s->reply_chunk < s->reply_hint) {
-		/* What the read chunk leaves cannot hold the hinted reply:
+		/* What the other chunks leave cannot hold the hinted reply:
 		 * fail now rather than after the server ran the call. */
 		*stat = RPC_CANTENCODEARGS;
 		return -EMSGSIZE;
 	}
-	use_win = s->reply_chunk && ct_slot_window(ct, ep, s);
-	if (s->reply_chunk && !use_win) {
-		rc = rpcrdma_ep_reg(ep, s->reply_buf, s->reply_chunk,
+	expose = s->nwrites ? s->reply_cap : s->reply_chunk;
+	use_win = expose && ct_slot_window(ct, ep, s);
+	if (expose && !use_win) {
+		rc = rpcrdma_ep_reg(ep, s->reply_buf, (size_t)expose,
 				    RPCRDMA_ACCESS_REMOTE_WRITE, &s->reply_mr);
 		if (rc)
 			goto out_sys;
 	}
+	if (expose)
+		rkey = use_win ? rpcrdma_win_next_rkey(s->win)
+			       : rpcrdma_mr_rkey(s->reply_mr);
 	rpcrdma_msg_init(&m, s->xid, ct->opts.credits,
 			 plan.kind == RPCRDMA_CALL_LONG ? RPCRDMA_NOMSG
 							: RPCRDMA_MSG);
-	if (plan.kind == RPCRDMA_CALL_LONG) {
+	if (plan.nchunks) {
 		rc = rpcrdma_ep_reg(ep, rpc, rpc_len,
 				    RPCRDMA_ACCESS_REMOTE_READ, &s->call_mr);
 		if (rc)
 			goto out_sys;
+	}
+	for (i = 0; i < plan.nchunks; i++) {
 		seg.handle = rpcrdma_mr_rkey(s->call_mr);
-		seg.length = (uint32_t)rpc_len;
-		seg.offset = (uint64_t)(uintptr_t)rpc;
-		rc = rpcrdma_msg_add_read(&m, 0, &seg);
+		seg.length = plan.chunks[i].length;
+		seg.offset = (uint64_t)(uintptr_t)(rpc + plan.chunks[i].offset);
+		rc = rpcrdma_msg_add_read(&m, plan.chunks[i].position, &seg);
+		if (rc)
+			goto out_enc;
+	}
+	for (i = 0; i < s->nwrites; i++) {
+		int idx = rpcrdma_msg_add_write_chunk(&m);
+
+		s->wsegs[i].handle = rkey;
+		s->wsegs[i].length = s->ddp_max;
+		s->wsegs[i].offset = (uint64_t)(uintptr_t)slot_write_area(s, i);
+		rc = idx < 0 ? idx : rpcrdma_msg_add_write_seg(&m, (uint32_t)idx,
+							       &s->wsegs[i]);
 		if (rc)
 			goto out_enc;
 	}
 	if (s->reply_chunk) {
-		seg.handle = use_win ? rpcrdma_win_next_rkey(s->win)
-				     : rpcrdma_mr_rkey(s->reply_mr);
+		seg.handle = rkey;
 		seg.length = s->reply_chunk;
 		seg.offset = (uint64_t)(uintptr_t)s->reply_buf;
 		rc = rpcrdma_msg_add_reply_seg(&m, &seg);
@@ -847,31 +1017,40 @@ static int ct_send(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
 		goto out_enc;
 	iov[0].iov_base = hbuf;
 	iov[0].iov_len = hlen;
-	iov[1].iov_base = rpc;
-	iov[1].iov_len = rpc_len;
+	for (i = 0; i < plan.nextents; i++) {
+		iov[niov].iov_base = rpc + plan.extents[i].offset;
+		iov[niov].iov_len = plan.extents[i].length;
+		niov++;
+	}
 
 	pthread_mutex_lock(&ct->lock);
 	s->state = SLOT_WAITING;
-	if (plan.kind == RPCRDMA_CALL_LONG) {
+	switch (plan.kind) {
+	case RPCRDMA_CALL_LONG:
 		CT_INC(ct, calls_long);
 		CT_INC(ct, sent_nomsg);
-		CT_INC(ct, read_chunks);
-	} else {
+		break;
+	case RPCRDMA_CALL_READ:
+		CT_INC(ct, calls_read_chunks);
+		CT_INC(ct, sent_msg);
+		break;
+	default:
 		CT_INC(ct, calls_inline);
 		CT_INC(ct, sent_msg);
+		break;
 	}
+	RPCRDMA_STAT_ADD(ct->ep, read_chunks, plan.nchunks);
+	RPCRDMA_STAT_ADD(ct->ep, write_chunks, s->nwrites);
 	if (s->reply_chunk)
 		CT_INC(ct, reply_chunks);
 	pthread_mutex_unlock(&ct->lock);
 
 	if (use_win)
-		rc = rpcrdma_ep_send_bind(ep, iov,
-					  plan.kind == RPCRDMA_CALL_LONG ? 1 : 2,
-					  s->win, s->reply_chunk,
+		rc = rpcrdma_ep_send_bind(ep, iov, (int)niov, s->win,
+					  (size_t)expose,
 					  RPCRDMA_ACCESS_REMOTE_WRITE);
 	else
-		rc = rpcrdma_ep_send(ep, iov,
-				     plan.kind == RPCRDMA_CALL_LONG ? 1 : 2, 0);
+		rc = rpcrdma_ep_send(ep, iov, (int)niov, 0);
 	if (rc) {
 		*stat = RPC_CANTSEND;
 		pthread_mutex_lock(&ct->lock);
@@ -905,14 +1084,28 @@ static enum clnt_stat ct_decode(struct ct *ct, struct ct_slot *s,
 				bool *refresh)
 {
 	AUTH *auth = ct->clnt.cl_auth;
+	struct rpcrdma_xdrddp dd;
 	struct rpc_msg reply;
+	bool ddp = false;
 	XDR x;
 
 	memset(&reply, 0, sizeof(reply));
 	reply.acpted_rply.ar_verf = _null_auth;
 	reply.acpted_rply.ar_results.where = NULL;
 	reply.acpted_rply.ar_results.proc = ct_xdr_void;
-	xdrmem_create(&x, (char *)s->reply_buf, s->reply_len, XDR_DECODE);
+	for (uint32_t i = 0; i < s->nwrites; i++) {
+		dd.chunks[i].data = slot_write_area(s, i);
+		dd.chunks[i].len = s->wlen[i];
+		ddp |= s->wlen[i] != 0;
+	}
+	dd.n = s->nwrites;
+	if (ddp)
+		(void)rpcrdma_xdrddp_create(&x, &dd, s->reply_buf,
+					    s->reply_len,
+					    ct->opts.ddp_threshold);
+	else
+		xdrmem_create(&x, (char *)s->reply_buf, s->reply_len,
+			      XDR_DECODE);
 	if (!xdr_replymsg(&x, &reply) || reply.rm_xid != s->xid) {
 		err->re_status = RPC_CANTDECODERES;
 		goto out;
@@ -926,7 +1119,8 @@ static enum clnt_stat ct_decode(struct ct *ct, struct ct_slot *s,
 		}
 		pthread_mutex_unlock(&ct->auth_lock);
 		if (err->re_status == RPC_SUCCESS &&
-		    !AUTH_UNWRAP(auth, &x, xres, resp))
+		    (!AUTH_UNWRAP(auth, &x, xres, resp) ||
+		     (ddp && !rpcrdma_xdrddp_done(&dd))))
 			err->re_status = RPC_CANTDECODERES;
 	} else if (err->re_status == RPC_AUTHERROR) {
 		pthread_mutex_lock(&ct->auth_lock);
@@ -982,6 +1176,13 @@ static enum clnt_stat ct_call_once(struct ct *ct, rpcproc_t proc,
 	ct->last_xid = xid;
 	s->xid = xid;
 	s->reply_hint = ct_reply_hint(ct, proc);
+	{
+		uint32_t i = ct_hint_index(ct, proc);
+
+		s->ddp_items = i < ct->nhints && ct->opts.ddp_threshold ?
+				       ct->hints[i].ddp_items : 0;
+		s->ddp_max = s->ddp_items ? ct->hints[i].ddp_max : 0;
+	}
 	pthread_mutex_unlock(&ct->lock);
 
 	rc = slot_prepare(ct, s);
@@ -1191,6 +1392,17 @@ static bool_t clnt_rdma_control(CLIENT *cl, u_int req, void *info)
 		uint32_t i = ct_hint_index(ct, h->proc);
 
 		h->reply_max = i < ct->nhints ? ct->hints[i].reply_max : 0;
+		break;
+	}
+	case CLSET_RDMA_PROC_DDP:
+		ok = ct_set_ddp(ct, info);
+		break;
+	case CLGET_RDMA_PROC_DDP: {
+		struct rpcrdma_proc_ddp *h = info;
+		uint32_t i = ct_hint_index(ct, h->proc);
+
+		h->items = i < ct->nhints ? ct->hints[i].ddp_items : 0;
+		h->item_max = i < ct->nhints ? ct->hints[i].ddp_max : 0;
 		break;
 	}
 	default:

@@ -211,6 +211,18 @@ int rpcrdma_win_invalidate_wait(struct rpcrdma_win *w, int timeout_ms);
  * it back with its status (0, or the connection's error: a transfer fails
  * only with its connection).
  */
+/* Part of a transfer: local[off, off + len) to or from its own segments
+ * (a write chunk, the reply chunk), filled in order. */
+struct rpcrdma_xfer_part {
+	uint64_t off;
+	uint64_t len;
+	const struct rpcrdma_segment *segs;
+	uint32_t nsegs;
+};
+
+#define RPCRDMA_XFER_MAX_PARTS	(RPCRDMA_MAX_WRITE_CHUNKS + 1)
+#define RPCRDMA_XFER_MAX_SEND	(RPCRDMA_MAX_WRITE_CHUNKS + 2)
+
 struct rpcrdma_xfer {
 	void *owner;				/* the caller's */
 	bool read;				/* Reads, else Writes */
@@ -218,7 +230,11 @@ struct rpcrdma_xfer {
 	uint64_t len;				/* its length (0: none) */
 	const struct rpcrdma_segment *segs;	/* the peer's segments */
 	uint32_t nsegs;
-	struct iovec send[2];			/* Send after the Writes, */
+	/* Writes only: nparts > 0 replaces segs/nsegs by parts of local,
+	 * each to its own segments, in order. */
+	struct rpcrdma_xfer_part parts[RPCRDMA_XFER_MAX_PARTS];
+	uint32_t nparts;
+	struct iovec send[RPCRDMA_XFER_MAX_SEND]; /* Send after the Writes, */
 	int send_cnt;				/* gathered (0: none) */
 	bool defer;				/* queue only: posted by the
 						 * next reap (the caller's
@@ -228,8 +244,10 @@ struct rpcrdma_xfer {
 
 	/* The engine's own. */
 	struct ibv_mr *mr;
+	uint32_t part;				/* part being posted */
 	uint32_t seg;				/* next segment to post */
-	uint64_t seg_off, posted;		/* progress in it / in all */
+	uint64_t seg_off, posted;		/* progress in it / in part */
+	uint64_t moved;				/* bytes in all parts */
 	bool send_posted;
 	uint64_t last_seq;			/* last WR posted for it */
 	struct rpcrdma_xfer *next;

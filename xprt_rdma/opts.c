@@ -30,6 +30,7 @@ void rpcrdma_opts_default(struct rpcrdma_opts *o)
 	o->timeout_ms = OPTS_DEFAULT_TIMEOUT_MS;
 	o->max_conns = OPTS_DEFAULT_MAX_CONNS;
 	o->stall_ms = OPTS_DEFAULT_STALL_MS;
+	o->ddp_threshold = RPCRDMA_DDP_THRESHOLD;
 }
 
 /* An unsigned environment value within [lo, hi], or 'dflt'. */
@@ -68,6 +69,8 @@ void rpcrdma_opts_from_env(struct rpcrdma_opts *o)
 					   o->max_conns);
 	o->stall_ms = (uint32_t)env_ulong("RPCRDMA_STALL_MS", 0, 3600000,
 					  o->stall_ms);
+	o->ddp_threshold = (uint32_t)env_ulong("RPCRDMA_DDP_THRESHOLD", 0,
+					       1u << 30, o->ddp_threshold);
 }
 
 /* RFC 8797 section 4: sizes travel as KiB - 1, so only whole KiB count. */

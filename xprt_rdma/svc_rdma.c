@@ -101,6 +101,7 @@ struct svc_conn {
 	struct rpcrdma_ep *ep;
 	uint32_t max_msg;
 	uint32_t max_credits;
+	uint32_t ddp_min;		/* items moved into write chunks */
 	struct rpcrdma_limits lim;
 	struct sockaddr_storage laddr, raddr;
 	bool dead;
@@ -306,29 +307,34 @@ static uint32_t conn_grant(struct svc_conn *c, uint32_t requested)
 
 /*
  * Encodes m into k->hbuf and starts k's transfer: the Writes already set
- * up in k->xfer (Long Reply), then one Send of the header and body. The
- * call is then only waiting for its Send to complete (CALL_SENDING).
- * Never waits; 0 or -errno (the connection is then closed).
+ * up in k->xfer (write chunks, reply chunk), then one Send of the header
+ * and the inline runs body[0..nbody). The call is then only waiting for
+ * its Send to complete (CALL_SENDING). Never waits; 0 or -errno (the
+ * connection is then closed).
  */
 static int call_send(struct svc_call *k, const struct rpcrdma_msg *m,
-		     const void *body, size_t body_len)
+		     const struct iovec *body, uint32_t nbody)
 {
 	struct svc_conn *c = k->c;
 	size_t used;
+	uint32_t i;
 	int rc;
 
 	rc = rpcrdma_hdr_encode(m, k->hbuf, sizeof(k->hbuf), &used);
-	if (rc) {
-		/* Cannot happen with hbuf's size: never leave k behind. */
+	if (rc || nbody >= RPCRDMA_XFER_MAX_SEND) {
+		/* Cannot happen with hbuf's size and the planner's extents:
+		 * never leave k behind. */
+		rc = rc ? rc : -EINVAL;
 		conn_fail(c, rc);
 		call_put(k);
 		return rc;
 	}
 	k->xfer.send[0].iov_base = k->hbuf;
 	k->xfer.send[0].iov_len = used;
-	k->xfer.send[1].iov_base = (void *)(uintptr_t)body;
-	k->xfer.send[1].iov_len = body_len;
-	k->xfer.send_cnt = body_len ? 2 : 1;
+	k->xfer.send_cnt = 1;
+	for (i = 0; i < nbody; i++)
+		if (body[i].iov_len)
+			k->xfer.send[k->xfer.send_cnt++] = body[i];
 	call_drop_rx(k);
 	if (k->state != CALL_SENDING && c->active)
 		c->active--;
@@ -779,6 +785,8 @@ static bool call_encode_reply(struct svc_call *k, struct rpc_msg *msg)
 		k->reply_ok = true;
 	}
 	rpcrdma_xdrgrow_reset(x);
+	/* Items are noted only when the call offered write chunks. */
+	rpcrdma_xdrgrow_set_ddp(x, k->hdr.nwrites ? k->c->ddp_min : 0);
 	msg->rm_xid = k->hdr.xid;
 	if (auth->svc_ah_ops && msg->rm_reply.rp_stat == MSG_ACCEPTED &&
 	    msg->acpted_rply.ar_stat == SUCCESS) {
@@ -799,18 +807,20 @@ static bool call_encode_reply(struct svc_call *k, struct rpc_msg *msg)
 }
 
 /*
- * No DDP yet: every write chunk the call offered goes back unused, with
- * its segment count kept and every length zero (RFC 8166 section
- * 3.4.6).
+ * The write list of the reply (RFC 8166 section 3.4.6): every write chunk
+ * the call offered goes back with its segment count kept; chunk i carries
+ * used[i] bytes, filling its segments in order (the lengths say what was
+ * written: exactly the item, no round-up), unused ones with length zero.
  */
-static int add_unused_writes(const struct rpcrdma_msg *call,
-			     struct rpcrdma_msg *m)
+static int add_writes(const struct rpcrdma_msg *call, struct rpcrdma_msg *m,
+		      const uint64_t *used)
 {
 	uint32_t i, j;
 	int idx, rc;
 
 	for (i = 0; i < call->nwrites; i++) {
 		const struct rpcrdma_chunk *w = &call->writes[i];
+		uint64_t left = used[i];
 
 		idx = rpcrdma_msg_add_write_chunk(m);
 		if (idx < 0)
@@ -818,7 +828,8 @@ static int add_unused_writes(const struct rpcrdma_msg *call,
 		for (j = 0; j < w->nsegs; j++) {
 			struct rpcrdma_segment s = call->segs[w->first + j];
 
-			s.length = 0;
+			s.length = left < s.length ? (uint32_t)left : s.length;
+			left -= s.length;
 			rc = rpcrdma_msg_add_write_seg(m, (uint32_t)idx, &s);
 			if (rc)
 				return rc;
@@ -828,46 +839,99 @@ static int add_unused_writes(const struct rpcrdma_msg *call,
 }
 
 /*
- * Long Reply (RFC 8166 section 3.5.4): the reply goes into the reply
- * chunk by RDMA Write, each segment filled before the next; RDMA_NOMSG
- * carries the chunk back with the lengths written (sections 4.2.1.3 and
- * 3.6), chained behind the Writes.
+ * Sends the reply as planned. Items in write chunks and, for a Long Reply
+ * (RFC 8166 section 3.5.4), the rest of the message in the reply chunk go
+ * by RDMA Write, each chunk's segments filled in order; the header (and
+ * for RDMA_MSG the inline runs) follows in a Send chained behind them. A
+ * Long Reply whose items moved has its remainder gathered behind the
+ * message first, so the reply chunk is written from one run.
  */
-static int call_send_long(struct svc_call *k, uint32_t grant,
-			  const void *body, size_t len)
+static int call_send_reply(struct svc_call *k, uint32_t grant,
+			   const struct rpcrdma_reply_plan *plan,
+			   const struct rpcrdma_item *items, uint32_t nitems)
 {
-	const struct rpcrdma_chunk *rc = &k->hdr.reply;
-	const struct rpcrdma_segment *segs = &k->hdr.segs[rc->first];
+	uint64_t used[RPCRDMA_MAX_WRITE_CHUNKS] = { 0 };
+	struct iovec runs[RPCRDMA_MAX_WRITE_CHUNKS + 1] = { { 0 } };
+	struct rpcrdma_xfer *x = &k->xfer;
+	bool nomsg = plan->kind == RPCRDMA_REPLY_LONG;
+	size_t len, rem_off = 0;
 	struct rpcrdma_msg m;
-	uint64_t left = len;
-	uint32_t i;
+	uint32_t i, nruns = 0;
+	uint8_t *body;
 	int err;
 
-	rpcrdma_msg_init(&m, k->hdr.xid, grant, RPCRDMA_NOMSG);
-	err = add_unused_writes(&k->hdr, &m);
-	if (err)
-		return err;
-	/* Every segment goes back, unfilled ones with length zero. */
-	for (i = 0; i < rc->nsegs; i++) {
-		struct rpcrdma_segment s = segs[i];
+	for (i = 0; i < nitems; i++) {
+		struct rpcrdma_xfer_part *p;
+		const struct rpcrdma_chunk *w;
+		int32_t ch = plan->item_chunk[i];
 
-		s.length = left < s.length ? (uint32_t)left : s.length;
-		left -= s.length;
-		err = rpcrdma_msg_add_reply_seg(&m, &s);
+		if (ch < 0)
+			continue;
+		w = &k->hdr.writes[ch];
+		p = &x->parts[x->nparts++];
+		p->off = items[i].offset;
+		p->len = items[i].length;
+		p->segs = &k->hdr.segs[w->first];
+		p->nsegs = w->nsegs;
+		used[ch] = items[i].length;
+	}
+	if (nomsg && x->nparts) {
+		err = rpcrdma_xdrgrow_gather(&k->reply, plan->extents,
+					     plan->nextents, &rem_off);
 		if (err)
 			return err;
 	}
-	if (left)
-		return -EMSGSIZE;
-	k->xfer.local = (void *)(uintptr_t)body;
-	k->xfer.len = len;
-	k->xfer.segs = segs;
-	k->xfer.nsegs = rc->nsegs;
-	err = call_send(k, &m, NULL, 0);
+	body = rpcrdma_xdrgrow_buf(&k->reply, &len);
+	rpcrdma_msg_init(&m, k->hdr.xid, grant,
+			 nomsg ? RPCRDMA_NOMSG : RPCRDMA_MSG);
+	err = add_writes(&k->hdr, &m, used);
 	if (err)
 		return err;
-	STAT_INC(k->c, sent_nomsg);
-	STAT_INC(k->c, reply_chunks);
+	x->local = body;
+	x->len = x->nparts ? len : 0;
+	if (nomsg) {
+		const struct rpcrdma_chunk *rc = &k->hdr.reply;
+		const struct rpcrdma_segment *segs = &k->hdr.segs[rc->first];
+		struct rpcrdma_xfer_part *p = &x->parts[x->nparts++];
+		uint64_t left = plan->remainder_len;
+
+		/* Every segment goes back, unfilled ones with length zero
+		 * (sections 4.2.1.3 and 3.6). */
+		for (i = 0; i < rc->nsegs; i++) {
+			struct rpcrdma_segment s = segs[i];
+
+			s.length = left < s.length ? (uint32_t)left : s.length;
+			left -= s.length;
+			err = rpcrdma_msg_add_reply_seg(&m, &s);
+			if (err)
+				return err;
+		}
+		if (left)
+			return -EMSGSIZE;
+		p->off = rem_off;
+		p->len = plan->remainder_len;
+		p->segs = segs;
+		p->nsegs = rc->nsegs;
+		x->len = rem_off + plan->remainder_len;
+	} else {
+		for (i = 0; i < plan->nextents; i++) {
+			runs[nruns].iov_base = body + plan->extents[i].offset;
+			runs[nruns].iov_len = plan->extents[i].length;
+			nruns++;
+		}
+	}
+	err = call_send(k, &m, runs, nruns);
+	if (err)
+		return err;
+	if (nomsg) {
+		STAT_INC(k->c, sent_nomsg);
+		STAT_INC(k->c, reply_chunks);
+	} else {
+		STAT_INC(k->c, sent_msg);
+	}
+	for (i = 0; i < k->hdr.nwrites; i++)
+		if (used[i])
+			STAT_INC(k->c, write_chunks);
 	return 0;
 }
 
@@ -877,11 +941,10 @@ static bool_t conn_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 	struct svc_call *k = c->serving;
 	struct rpcrdma_chunk_cap reply_cap = { 0, 0 };
 	struct rpcrdma_chunk_cap writes[RPCRDMA_MAX_WRITE_CHUNKS];
+	const struct rpcrdma_item *items = NULL;
 	struct rpcrdma_reply_plan plan;
-	struct rpcrdma_msg m;
-	uint32_t grant, send_max;
+	uint32_t grant, send_max, nitems;
 	size_t len;
-	void *body;
 	uint32_t i;
 	int rc = -EINVAL;
 
@@ -890,7 +953,8 @@ static bool_t conn_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 	grant = conn_grant(c, k->hdr.credits);
 	if (!call_encode_reply(k, msg))
 		goto out_err_chunk;	/* larger than max_msg */
-	body = rpcrdma_xdrgrow_buf(&k->reply, &len);
+	(void)rpcrdma_xdrgrow_buf(&k->reply, &len);
+	nitems = rpcrdma_xdrgrow_items(&k->reply, &items);
 	if (k->hdr.has_reply) {
 		reply_cap.nsegs = k->hdr.reply.nsegs;
 		reply_cap.bytes = rpcrdma_chunk_length(&k->hdr, &k->hdr.reply);
@@ -901,23 +965,14 @@ static bool_t conn_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 						       &k->hdr.writes[i]);
 	}
 	send_max = rpcrdma_ep_inline(c->ep)->send_max;
-	/* No DDP yet (no items): offered write chunks go back unused. */
-	rc = rpcrdma_plan_reply((uint32_t)len, NULL, 0, 0, send_max, writes,
-				k->hdr.nwrites, &reply_cap, &plan);
+	rc = rpcrdma_plan_reply((uint32_t)len, items, nitems, c->ddp_min,
+				send_max, writes, k->hdr.nwrites, &reply_cap,
+				&plan);
 	if (rc)
 		goto out_err_chunk;
 	call_xfer_reset(k);
-	if (plan.kind == RPCRDMA_REPLY_LONG) {
-		rc = call_send_long(k, grant, body, len);
-	} else {
-		rpcrdma_msg_init(&m, k->hdr.xid, grant, RPCRDMA_MSG);
-		rc = add_unused_writes(&k->hdr, &m);
-		if (!rc)
-			rc = call_send(k, &m, body, len);
-		if (!rc)
-			STAT_INC(c, sent_msg);
-	}
-	if (rc == 0 || c->dead)
+	rc = call_send_reply(k, grant, &plan, items, nitems);
+	if (rc == 0 || c->dead || k->state == CALL_FREE)
 		goto out;
 out_err_chunk:
 	/*
@@ -1004,6 +1059,7 @@ static int conn_create(struct svc_lsn *lsn, struct rpcrdma_ep *ep)
 	c->ep = ep;
 	c->max_msg = lsn->opts.max_msg;
 	c->max_credits = lsn->opts.credits;
+	c->ddp_min = lsn->opts.ddp_threshold;
 	rpcrdma_limits_default(&c->lim);
 	/* Calls in progress are bounded by the grant; as many again, and
 	 * some, may be waiting only for their reply's Send to complete

@@ -5,6 +5,13 @@
  * doubles when full, never beyond 'max' (the largest message the
  * transport may carry); an encode past that fails with FALSE and leaves
  * the stream as it was before the failing primitive.
+ *
+ * With a DDP threshold set, the stream also notes the data items that
+ * may move into chunks (docs/design.md, generic DDP rule): every
+ * XDR_PUTBYTES of at least that many bytes that starts on an XDR unit,
+ * which is how xdr_opaque, xdr_bytes and xdr_string emit their data (the
+ * round-up follows as a separate XDR_PUTBYTES). Rewinding forgets the
+ * items at or past the new position.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -19,6 +26,9 @@ struct xdrgrow {
 	size_t end;	/* high-water mark: bytes ever written */
 	size_t cap;	/* allocated */
 	size_t max;	/* hard limit */
+	uint32_t ddp_min;	/* 0: items are not noted */
+	uint32_t nitems;
+	struct rpcrdma_item items[RPCRDMA_PLAN_MAX_ITEMS];
 };
 
 static struct xdrgrow *to_xg(XDR *xdrs)
@@ -26,26 +36,33 @@ static struct xdrgrow *to_xg(XDR *xdrs)
 	return xdrs->x_private;
 }
 
-/* Makes room for n more bytes at pos; false past max or without memory. */
-static bool xg_reserve(struct xdrgrow *xg, size_t n)
+/* Makes the buffer at least need bytes long, at most limit. */
+static bool xg_room(struct xdrgrow *xg, size_t need, size_t limit)
 {
-	size_t need, cap;
+	size_t cap;
 	char *nb;
 
-	if (n > xg->max - xg->pos)
-		return false;
-	need = xg->pos + n;
 	if (need <= xg->cap)
 		return true;
+	if (need > limit)
+		return false;
 	cap = xg->cap ? xg->cap : 64;
 	while (cap < need)
-		cap = cap > xg->max / 2 ? xg->max : cap * 2;
+		cap = cap > limit / 2 ? limit : cap * 2;
 	nb = realloc(xg->buf, cap);
 	if (!nb)
 		return false;
 	xg->buf = nb;
 	xg->cap = cap;
 	return true;
+}
+
+/* Makes room for n more bytes at pos; false past max or without memory. */
+static bool xg_reserve(struct xdrgrow *xg, size_t n)
+{
+	if (n > xg->max - xg->pos)
+		return false;
+	return xg_room(xg, xg->pos + n, xg->max);
 }
 
 static void xg_advance(struct xdrgrow *xg, size_t n)
@@ -88,6 +105,13 @@ static bool_t xg_putbytes(XDR *xdrs, const char *addr, u_int len)
 
 	if (!xg_reserve(xg, len))
 		return FALSE;
+	if (xg->ddp_min && len >= xg->ddp_min &&
+	    xg->pos % RPCRDMA_XDR_UNIT == 0 &&
+	    xg->nitems < RPCRDMA_PLAN_MAX_ITEMS) {
+		xg->items[xg->nitems].offset = (uint32_t)xg->pos;
+		xg->items[xg->nitems].length = len;
+		xg->nitems++;
+	}
 	if (len)
 		memcpy(xg->buf + xg->pos, addr, len);
 	xg_advance(xg, len);
@@ -107,6 +131,10 @@ static bool_t xg_setpostn(XDR *xdrs, u_int pos)
 	if (pos > xg->end)
 		return FALSE;
 	xg->pos = pos;
+	/* What is written from here on may overwrite a noted item. */
+	while (xg->nitems && (uint64_t)xg->items[xg->nitems - 1].offset +
+				     xg->items[xg->nitems - 1].length > pos)
+		xg->nitems--;
 	return TRUE;
 }
 
@@ -199,7 +227,44 @@ void rpcrdma_xdrgrow_reset(XDR *xdrs)
 
 	xg->pos = 0;
 	xg->end = 0;
+	xg->nitems = 0;
 	xdrs->x_op = XDR_ENCODE;
+}
+
+void rpcrdma_xdrgrow_set_ddp(XDR *xdrs, uint32_t min)
+{
+	to_xg(xdrs)->ddp_min = min;
+}
+
+uint32_t rpcrdma_xdrgrow_items(XDR *xdrs, const struct rpcrdma_item **items)
+{
+	struct xdrgrow *xg = to_xg(xdrs);
+
+	*items = xg->items;
+	return xg->nitems;
+}
+
+int rpcrdma_xdrgrow_gather(XDR *xdrs, const struct rpcrdma_extent *ext,
+			   uint32_t n, size_t *off)
+{
+	struct xdrgrow *xg = to_xg(xdrs);
+	size_t need = xg->pos, at = xg->pos;
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		if ((uint64_t)ext[i].offset + ext[i].length > xg->pos)
+			return -EINVAL;
+		need += ext[i].length;
+	}
+	/* The copy may take the message's size again beyond max. */
+	if (!xg_room(xg, need, 2 * xg->max))
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		memcpy(xg->buf + at, xg->buf + ext[i].offset, ext[i].length);
+		at += ext[i].length;
+	}
+	*off = xg->pos;
+	return 0;
 }
 
 void rpcrdma_xdrgrow_destroy(XDR *xdrs)

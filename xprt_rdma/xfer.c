@@ -65,10 +65,10 @@ static void xf_finish(struct rpcrdma_ep *ep, struct rpcrdma_xfer *x, int st)
 		x->mr = NULL;
 	}
 	x->status = st;
-	if (st == 0 && x->len && x->read)
-		RPCRDMA_STAT_ADD(ep, rdma_read_bytes, x->len);
-	else if (st == 0 && x->len)
-		RPCRDMA_STAT_ADD(ep, rdma_write_bytes, x->len);
+	if (st == 0 && x->moved && x->read)
+		RPCRDMA_STAT_ADD(ep, rdma_read_bytes, x->moved);
+	else if (st == 0 && x->moved)
+		RPCRDMA_STAT_ADD(ep, rdma_write_bytes, x->moved);
 	xf_append(&ep->xf_done, &ep->xf_done_tail, x);
 }
 
@@ -88,6 +88,12 @@ static uint32_t rd_depth(const struct rpcrdma_ep *ep)
 	return d > EP_MAX_RD_WINDOW ? EP_MAX_RD_WINDOW : d;
 }
 
+/* Parts to post: the caller's, or parts[0] filled from segs at start. */
+static uint32_t xf_nparts(const struct rpcrdma_xfer *x)
+{
+	return x->nparts ? x->nparts : x->len ? 1 : 0;
+}
+
 /*
  * Posts as much of x as fits now. Returns 1 when all of it is posted, 0
  * when it must wait for room, or -errno (posting failed: the endpoint is
@@ -95,16 +101,29 @@ static uint32_t rd_depth(const struct rpcrdma_ep *ep)
  */
 static int xf_post_some(struct rpcrdma_ep *ep, struct rpcrdma_xfer *x)
 {
-	while (x->posted < x->len) {
-		const struct rpcrdma_segment *s = &x->segs[x->seg];
-		uint64_t seg_len = s->length, chunk;
+	while (x->part < xf_nparts(x)) {
+		const struct rpcrdma_xfer_part *p = &x->parts[x->part];
+		const struct rpcrdma_segment *s;
+		uint64_t seg_len, chunk;
 		struct ibv_send_wr wr;
 		struct ibv_sge sge;
 		bool last;
 		int ret;
 
-		if (!x->read && seg_len > x->len - (x->posted - x->seg_off))
-			seg_len = x->len - (x->posted - x->seg_off);
+		if (x->posted >= p->len) {
+			/* Next part. */
+			x->part++;
+			x->seg = 0;
+			x->seg_off = 0;
+			x->posted = 0;
+			continue;
+		}
+		if (x->seg >= p->nsegs)
+			return -EMSGSIZE;	/* checked at start */
+		s = &p->segs[x->seg];
+		seg_len = s->length;
+		if (!x->read && seg_len > p->len - (x->posted - x->seg_off))
+			seg_len = p->len - (x->posted - x->seg_off);
 		if (x->seg_off >= seg_len) {
 			/* Next segment (an empty one is skipped). */
 			x->seg++;
@@ -122,7 +141,7 @@ static int xf_post_some(struct rpcrdma_ep *ep, struct rpcrdma_xfer *x)
 				return 0;
 		}
 		memset(&wr, 0, sizeof(wr));
-		sge.addr = (uint64_t)(uintptr_t)x->local + x->posted;
+		sge.addr = (uint64_t)(uintptr_t)x->local + p->off + x->posted;
 		sge.length = (uint32_t)chunk;
 		sge.lkey = x->mr->lkey;
 		wr.sg_list = &sge;
@@ -130,7 +149,9 @@ static int xf_post_some(struct rpcrdma_ep *ep, struct rpcrdma_xfer *x)
 		wr.opcode = x->read ? IBV_WR_RDMA_READ : IBV_WR_RDMA_WRITE;
 		wr.wr.rdma.remote_addr = s->offset + x->seg_off;
 		wr.wr.rdma.rkey = s->handle;
-		last = x->posted + chunk == x->len;
+		/* The end of each part is signaled when no Send follows: one
+		 * of them ends the transfer. */
+		last = x->posted + chunk == p->len;
 		ret = ep_sq_post(ep, &wr, x->read || (last && !x->send_cnt));
 		if (ret)
 			return ret;
@@ -254,24 +275,45 @@ void ep_xfer_progress(struct rpcrdma_ep *ep)
 
 int rpcrdma_ep_xfer_start(struct rpcrdma_ep *ep, struct rpcrdma_xfer *x)
 {
-	uint64_t total = 0, send_len = 0;
-	uint32_t i;
+	uint64_t send_len = 0;
+	uint32_t i, j;
 
-	if (!ep || !x || (x->len && (!x->local || !x->segs)) ||
-	    x->send_cnt < 0 || x->send_cnt > 2 ||
-	    (x->read && (x->send_cnt || !x->len)))
+	if (!ep || !x || (x->len && !x->local) || x->send_cnt < 0 ||
+	    x->send_cnt > (int)RPCRDMA_XFER_MAX_SEND ||
+	    x->nparts > RPCRDMA_XFER_MAX_PARTS ||
+	    (x->read && (x->send_cnt || !x->len || x->nparts)))
 		return -EINVAL;
 	for (i = 0; i < (uint32_t)x->send_cnt; i++)
 		send_len += x->send[i].iov_len;
-	for (i = 0; i < x->nsegs; i++)
-		total += x->segs[i].length;
-	/* Reads: every segment lands in local. Writes: len fits them. */
-	if (x->read ? total != x->len : x->len > total)
-		return -EMSGSIZE;
 	if (send_len > ep->inl.send_max)
 		return -EMSGSIZE;
 	if (x->len > SIZE_MAX)
 		return -EMSGSIZE;
+	if (x->nparts == 0 && x->len) {
+		/* One part: the whole of local to segs. */
+		if (!x->segs)
+			return -EINVAL;
+		x->parts[0].off = 0;
+		x->parts[0].len = x->len;
+		x->parts[0].segs = x->segs;
+		x->parts[0].nsegs = x->nsegs;
+	}
+	x->moved = 0;
+	for (i = 0; i < xf_nparts(x); i++) {
+		const struct rpcrdma_xfer_part *p = &x->parts[i];
+		uint64_t total = 0;
+
+		if (p->off > x->len || p->len > x->len - p->off ||
+		    (p->nsegs && !p->segs))
+			return -EINVAL;
+		for (j = 0; j < p->nsegs; j++)
+			total += p->segs[j].length;
+		/* Reads: every segment lands in local. Writes: the part
+		 * fits its segments. */
+		if (x->read ? total != p->len : p->len > total)
+			return -EMSGSIZE;
+		x->moved += p->len;
+	}
 	if (!rpcrdma_ep_connected(ep))
 		return ep->down_err ? ep->down_err : -ENOTCONN;
 	x->mr = NULL;
@@ -286,6 +328,7 @@ int rpcrdma_ep_xfer_start(struct rpcrdma_ep *ep, struct rpcrdma_xfer *x)
 		}
 	}
 	x->status = 0;
+	x->part = 0;
 	x->seg = 0;
 	x->seg_off = 0;
 	x->posted = 0;

@@ -4,6 +4,7 @@
 #define RPCRDMA_XPRT_H
 
 #include <rpcrdma/rpcrdma.h>
+#include <rpcrdma/plan.h>
 #include "engine.h"
 
 /* Fills o from the defaults, then the RPCRDMA_* environment variables. */
@@ -38,5 +39,37 @@ void *rpcrdma_xdrgrow_buf(XDR *xdrs, size_t *len);
 void rpcrdma_xdrgrow_reset(XDR *xdrs);
 /* Frees the buffer; XDR_DESTROY does the same. */
 void rpcrdma_xdrgrow_destroy(XDR *xdrs);
+/* Notes, from now on, the data items of at least min bytes (0: none) that
+ * the generic DDP rule may move into chunks (up to RPCRDMA_PLAN_MAX_ITEMS,
+ * later ones stay inline). */
+void rpcrdma_xdrgrow_set_ddp(XDR *xdrs, uint32_t min);
+/* The items noted since the last reset, sorted; returns their count. */
+uint32_t rpcrdma_xdrgrow_items(XDR *xdrs, const struct rpcrdma_item **items);
+/* Copies the message's extents ext[0..n), in order, behind its end (the
+ * buffer may move; the message and its position stay as they are): *off
+ * gets where the copy starts. 0, -EINVAL (an extent outside the message),
+ * -ENOMEM. */
+int rpcrdma_xdrgrow_gather(XDR *xdrs, const struct rpcrdma_extent *ext,
+			   uint32_t n, size_t *off);
+
+/*
+ * Decode stream over an inline reply whose data items came in write
+ * chunks (xdr_ddp.c): chunks[i] is what the responder wrote into write
+ * chunk i (len 0: unused). Fill n and chunks, then create; after the
+ * results are decoded, done says whether every returned chunk was
+ * consumed (if not, the reply does not match its XDR routine).
+ */
+struct rpcrdma_ddp_chunk {
+	const uint8_t *data;
+	uint32_t len;
+};
+struct rpcrdma_xdrddp {
+	XDR inner;
+	uint32_t n, next, pad, ddp_min;
+	struct rpcrdma_ddp_chunk chunks[RPCRDMA_MAX_WRITE_CHUNKS];
+};
+int rpcrdma_xdrddp_create(XDR *xdrs, struct rpcrdma_xdrddp *d, void *inl,
+			  size_t inl_len, uint32_t ddp_min);
+bool rpcrdma_xdrddp_done(const struct rpcrdma_xdrddp *d);
 
 #endif /* RPCRDMA_XPRT_H */

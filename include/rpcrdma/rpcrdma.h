@@ -23,7 +23,8 @@
 
 /* Knobs for either side. Environment variables (RPCRDMA_PORT,
  * RPCRDMA_SRCADDR, RPCRDMA_INLINE, RPCRDMA_CREDITS, RPCRDMA_MAX_MSG,
- * RPCRDMA_MAX_CONNS, RPCRDMA_STALL_MS, RPCRDMA_NO_PVTDATA)
+ * RPCRDMA_MAX_CONNS, RPCRDMA_STALL_MS, RPCRDMA_DDP_THRESHOLD,
+ * RPCRDMA_NO_PVTDATA)
  * override the defaults for programs created through the netid. */
 struct rpcrdma_opts {
 	uint16_t port;		/* 0: client asks rpcbind; server: 20049 */
@@ -41,7 +42,16 @@ struct rpcrdma_opts {
 	uint32_t stall_ms;	/* server: a connection whose RDMA Reads,
 				 * Writes or Sends make no progress for this
 				 * long is closed (15000; 0: never) */
+	uint32_t ddp_threshold;	/* direct data placement (RFC 8166 section
+				 * 3.4, the generic rule of docs/design.md):
+				 * an opaque, bytes or string item of at
+				 * least this many bytes moves into a chunk
+				 * (client: a read chunk when the call does
+				 * not fit inline; server: the next write
+				 * chunk offered). Both ends must agree;
+				 * RPCRDMA_DDP_THRESHOLD, 0: never */
 };
+#define RPCRDMA_DDP_THRESHOLD	1024u
 void rpcrdma_opts_default(struct rpcrdma_opts *o);
 
 /* clnt_control() requests beyond libtirpc's own. */
@@ -69,6 +79,29 @@ void rpcrdma_opts_default(struct rpcrdma_opts *o);
 struct rpcrdma_proc_reply {
 	rpcproc_t proc;
 	uint32_t reply_max;
+};
+
+/*
+ * Direct data placement of results (RFC 8166 sections 3.4.6 and 3.5.2):
+ * the calls of procedure proc offer 'items' write chunks (at most
+ * RPCRDMA_MAX_WRITE_CHUNKS) of item_max bytes each, and the responder
+ * places in the n-th one the n-th opaque, bytes or string item of the
+ * reply that reaches the DDP threshold (opts.ddp_threshold, the same on
+ * both ends; docs/design.md). The reply's XDR routine then reads those
+ * items from the chunks: into the caller's buffer when the result names
+ * one (xdr_bytes with a non-NULL pointer), else into memory it allocates.
+ * An item larger than item_max stays in the reply (inline or in the
+ * reply chunk). With such a hint, a procedure's reply bound
+ * (CLSET_RDMA_PROC_REPLY) counts the reply without its placed items.
+ * items * item_max must leave an inline reply's room in max_msg: else
+ * clnt_control returns FALSE. items 0 forgets the hint.
+ */
+#define CLSET_RDMA_PROC_DDP	0x5207	/* struct rpcrdma_proc_ddp * */
+#define CLGET_RDMA_PROC_DDP	0x5208	/* in: proc; out: its hint or 0s */
+struct rpcrdma_proc_ddp {
+	rpcproc_t proc;
+	uint32_t items;
+	uint32_t item_max;
 };
 
 CLIENT *clnt_rdma_create(const char *host, rpcprog_t prog, rpcvers_t vers,

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
 
 #include "../../xprt_rdma/xprt.h"
 
@@ -322,6 +323,262 @@ START_TEST(test_callmsg_roundtrip)
 }
 END_TEST
 
+
+/* ---- direct data placement: items noted, gathered, decoded from chunks ---- */
+
+/* A result with items of every kind (the generic DDP rule). */
+struct ddp_res {
+	u_int a;
+	char *b; u_int blen;		/* bytes<> */
+	char *str;			/* string<> */
+	char fixed[2048];		/* opaque[2048] */
+	char *small; u_int slen;	/* bytes<>, under the threshold */
+	char *c; u_int clen;		/* bytes<> */
+};
+
+static bool_t xdr_ddp_res(XDR *x, struct ddp_res *r)
+{
+	return xdr_u_int(x, &r->a) &&
+	       xdr_bytes(x, &r->b, &r->blen, ~0u) &&
+	       xdr_string(x, &r->str, ~0u) &&
+	       xdr_opaque(x, r->fixed, sizeof(r->fixed)) &&
+	       xdr_bytes(x, &r->small, &r->slen, ~0u) &&
+	       xdr_bytes(x, &r->c, &r->clen, ~0u);
+}
+
+static char *filled(size_t n, int seed)
+{
+	char *p = malloc(n + 1);
+
+	ck_assert_ptr_nonnull(p);
+	for (size_t i = 0; i < n; i++)
+		p[i] = (char)('a' + (i * 7 + (size_t)seed) % 26);
+	p[n] = 0;
+	return p;
+}
+
+static void ddp_res_init(struct ddp_res *r, u_int blen, u_int strlen_,
+			 u_int clen)
+{
+	memset(r, 0, sizeof(*r));
+	r->a = 0xfeedu;
+	r->b = filled(blen, 1);
+	r->blen = blen;
+	r->str = filled(strlen_, 2);
+	memset(r->fixed, 'F', sizeof(r->fixed));
+	r->small = filled(10, 3);
+	r->slen = 10;
+	r->c = filled(clen, 4);
+	r->clen = clen;
+}
+
+static void ddp_res_free(struct ddp_res *r)
+{
+	XDR f;
+
+	f.x_op = XDR_FREE;
+	ck_assert(xdr_ddp_res(&f, r));
+}
+
+START_TEST(test_items_noted)
+{
+	const struct rpcrdma_item *it;
+	struct ddp_res r;
+	XDR x;
+
+	ddp_res_init(&r, 5001, 1500, 4096);
+	ck_assert_int_eq(rpcrdma_xdrgrow_create(&x, 64, 1u << 20), 0);
+	/* Off by default. */
+	ck_assert(xdr_ddp_res(&x, &r));
+	ck_assert_uint_eq(rpcrdma_xdrgrow_items(&x, &it), 0);
+	rpcrdma_xdrgrow_reset(&x);
+	rpcrdma_xdrgrow_set_ddp(&x, 1024);
+	ck_assert(xdr_ddp_res(&x, &r));
+	ck_assert_uint_eq(rpcrdma_xdrgrow_items(&x, &it), 4);
+	/* a, b's length word: b's data at 8. */
+	ck_assert_uint_eq(it[0].offset, 8);
+	ck_assert_uint_eq(it[0].length, 5001);
+	ck_assert_uint_eq(it[1].offset, 8 + 5004 + 4);
+	ck_assert_uint_eq(it[1].length, 1500);
+	/* The fixed opaque has no length word. */
+	ck_assert_uint_eq(it[2].offset, 8 + 5004 + 4 + 1500);
+	ck_assert_uint_eq(it[2].length, 2048);
+	ck_assert_uint_eq(it[3].length, 4096);
+	/* Rewinding into an item forgets it and those after it. */
+	ck_assert(XDR_SETPOS(&x, it[1].offset + 4));
+	ck_assert_uint_eq(rpcrdma_xdrgrow_items(&x, &it), 1);
+	rpcrdma_xdrgrow_reset(&x);
+	ck_assert_uint_eq(rpcrdma_xdrgrow_items(&x, &it), 0);
+	XDR_DESTROY(&x);
+	ddp_res_free(&r);
+}
+END_TEST
+
+START_TEST(test_gather)
+{
+	static const struct rpcrdma_extent ext[] = { { 0, 4 }, { 8, 4 } };
+	struct rpcrdma_extent bad = { 8, 8 };
+	uint32_t v[3] = { 1, 2, 3 };
+	const uint8_t *buf;
+	size_t off, len;
+	XDR x;
+
+	ck_assert_int_eq(rpcrdma_xdrgrow_create(&x, 4, 12), 0);
+	for (int i = 0; i < 3; i++)
+		ck_assert(xdr_u_int(&x, &v[i]));
+	/* Past max (12) on purpose: the copy may double the message. */
+	ck_assert_int_eq(rpcrdma_xdrgrow_gather(&x, ext, 2, &off), 0);
+	ck_assert_uint_eq(off, 12);
+	buf = rpcrdma_xdrgrow_buf(&x, &len);
+	ck_assert_uint_eq(len, 12);	/* the message is unchanged */
+	ck_assert_mem_eq(buf + 12, buf + 0, 4);
+	ck_assert_mem_eq(buf + 16, buf + 8, 4);
+	ck_assert_int_eq(rpcrdma_xdrgrow_gather(&x, &bad, 1, &off), -EINVAL);
+	XDR_DESTROY(&x);
+}
+END_TEST
+
+/*
+ * The responder's side (items noted, planned into write chunks, the rest
+ * inline without their data and round-up) and the requester's (the same
+ * XDR routine decoding from the inline part and the chunks) agree.
+ * wcap: capacity of each offered write chunk; nw of them.
+ */
+static void ddp_roundtrip(const struct ddp_res *in, uint32_t nw,
+			  uint32_t wcap, uint32_t want_moved, bool alloc)
+{
+	struct rpcrdma_chunk_cap caps[RPCRDMA_MAX_WRITE_CHUNKS];
+	struct rpcrdma_chunk_cap reply = { 1, 1u << 20 };
+	const struct rpcrdma_item *it;
+	struct rpcrdma_reply_plan plan;
+	struct rpcrdma_xdrddp dd;
+	struct ddp_res out;
+	uint8_t *inl, *buf;
+	uint32_t n, i, moved = 0;
+	size_t len, inl_len = 0;
+	XDR x, dx;
+
+	ck_assert_int_eq(rpcrdma_xdrgrow_create(&x, 64, 1u << 20), 0);
+	rpcrdma_xdrgrow_set_ddp(&x, 1024);
+	ck_assert(xdr_ddp_res(&x, (struct ddp_res *)in));
+	buf = rpcrdma_xdrgrow_buf(&x, &len);
+	n = rpcrdma_xdrgrow_items(&x, &it);
+	for (i = 0; i < nw; i++) {
+		caps[i].nsegs = 1;
+		caps[i].bytes = wcap;
+	}
+	ck_assert_int_eq(rpcrdma_plan_reply((uint32_t)len, it, n, 1024,
+					    1u << 20, caps, nw, &reply,
+					    &plan), 0);
+	inl = malloc(len);
+	for (i = 0; i < plan.nextents; i++) {
+		memcpy(inl + inl_len, buf + plan.extents[i].offset,
+		       plan.extents[i].length);
+		inl_len += plan.extents[i].length;
+	}
+	dd.n = nw;
+	for (i = 0; i < nw; i++) {
+		dd.chunks[i].data = NULL;
+		dd.chunks[i].len = 0;
+	}
+	for (i = 0; i < n; i++) {
+		int32_t ch = plan.item_chunk[i];
+
+		if (ch < 0)
+			continue;
+		dd.chunks[ch].data = buf + it[i].offset;
+		dd.chunks[ch].len = it[i].length;
+		moved++;
+	}
+	ck_assert_uint_eq(moved, want_moved);
+	ck_assert_uint_eq(inl_len, plan.remainder_len);
+
+	memset(&out, 0, sizeof(out));
+	if (!alloc) {
+		/* The caller's buffers: results land there. */
+		out.b = malloc(in->blen);
+		out.str = malloc(strlen(in->str) + 1);
+		out.small = malloc(in->slen);
+		out.c = malloc(in->clen);
+	}
+	ck_assert_int_eq(rpcrdma_xdrddp_create(&dx, &dd, inl, inl_len, 1024),
+			 0);
+	ck_assert(xdr_ddp_res(&dx, &out));
+	ck_assert(rpcrdma_xdrddp_done(&dd));
+	ck_assert_uint_eq(XDR_GETPOS(&dx), inl_len);
+	ck_assert_uint_eq(out.a, in->a);
+	ck_assert_uint_eq(out.blen, in->blen);
+	ck_assert_mem_eq(out.b, in->b, in->blen);
+	ck_assert_str_eq(out.str, in->str);
+	ck_assert_mem_eq(out.fixed, in->fixed, sizeof(in->fixed));
+	ck_assert_uint_eq(out.slen, in->slen);
+	ck_assert_mem_eq(out.small, in->small, in->slen);
+	ck_assert_uint_eq(out.clen, in->clen);
+	ck_assert_mem_eq(out.c, in->c, in->clen);
+	XDR_DESTROY(&dx);
+	ddp_res_free(&out);
+	free(inl);
+	XDR_DESTROY(&x);
+}
+
+START_TEST(test_ddp_roundtrip)
+{
+	struct ddp_res r;
+
+	/* Odd lengths: round-up removed inline, supplied by the decoder. */
+	ddp_res_init(&r, 5001, 1501, 4099);
+	/* Every item moves (four chunks), into allocated and given memory. */
+	ddp_roundtrip(&r, 4, 8192, 4, true);
+	ddp_roundtrip(&r, 4, 8192, 4, false);
+	/* Fewer chunks than items: the rest stay inline. */
+	ddp_roundtrip(&r, 2, 8192, 2, true);
+	/* Chunk 0 too small for b (5001): b stays inline, chunk 0 comes
+	 * back unused, the string goes to chunk 1, and so on. */
+	ddp_roundtrip(&r, 4, 4100, 3, true);
+	/* More chunks than items: the last ones come back unused. */
+	ddp_roundtrip(&r, 8, 8192, 4, false);
+	ddp_res_free(&r);
+}
+END_TEST
+
+/* A reply that does not match its chunks is a decode failure, never a
+ * silent mix of bytes. */
+START_TEST(test_ddp_mismatch)
+{
+	static uint8_t inl[64], data[2000];
+	struct rpcrdma_xdrddp dd;
+	char *p = NULL;
+	u_int plen = 0;
+	uint32_t w[2];
+	XDR dx;
+
+	/* Inline: length word 100, then 100 bytes (data not moved). */
+	w[0] = htonl(100);
+	memcpy(inl, w, 4);
+	dd.n = 1;
+	dd.chunks[0].data = data;
+	dd.chunks[0].len = 2000;
+	ck_assert_int_eq(rpcrdma_xdrddp_create(&dx, &dd, inl, 4 + 100, 1024),
+			 0);
+	ck_assert(xdr_bytes(&dx, &p, &plen, ~0u));
+	ck_assert_uint_eq(plen, 100);
+	/* Chunk 0 was returned with data nobody took. */
+	ck_assert(!rpcrdma_xdrddp_done(&dd));
+	XDR_DESTROY(&dx);
+	free(p);
+	/* Too many chunks for the stream. */
+	dd.n = RPCRDMA_MAX_WRITE_CHUNKS + 1;
+	ck_assert_int_eq(rpcrdma_xdrddp_create(&dx, &dd, inl, 4, 1024),
+			 -EINVAL);
+	/* Encoding through it is refused. */
+	dd.n = 0;
+	ck_assert_int_eq(rpcrdma_xdrddp_create(&dx, &dd, inl, 8, 1024), 0);
+	dx.x_op = XDR_ENCODE;
+	ck_assert(!xdr_u_int(&dx, &plen));
+	XDR_DESTROY(&dx);
+}
+END_TEST
+
 static Suite *xdrgrow_suite(void)
 {
 	Suite *s = suite_create("xdrgrow");
@@ -338,6 +595,10 @@ static Suite *xdrgrow_suite(void)
 	tcase_add_test(tc, test_setpos);
 	tcase_add_test(tc, test_inline_and_refusals);
 	tcase_add_test(tc, test_callmsg_roundtrip);
+	tcase_add_test(tc, test_items_noted);
+	tcase_add_test(tc, test_gather);
+	tcase_add_test(tc, test_ddp_roundtrip);
+	tcase_add_test(tc, test_ddp_mismatch);
 	suite_add_tcase(s, tc);
 	return s;
 }

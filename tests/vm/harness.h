@@ -28,6 +28,7 @@
 #define P_SETEUID	3	/* void -> void: this thread's euid to 65534
 				 * and back, as NFS servers do per request */
 #define P_SETEUID_LATE	4	/* the same after replying */
+#define P_ECHO_MANY	5	/* blobs -> the same blobs */
 #define XP(f)		((xdrproc_t)(f))
 #define XVOID		((xdrproc_t)(void (*)(void))xdr_void)
 
@@ -49,6 +50,13 @@ struct blob {
 	char *data;
 };
 bool_t xdr_blob(XDR *x, struct blob *b);
+/* Up to 4 blobs, each an item for the generic DDP rule. */
+#define T_MAX_BLOBS	4
+struct blobs {
+	u_int n;
+	struct blob b[T_MAX_BLOBS];
+};
+bool_t xdr_blobs(XDR *x, struct blobs *b);
 /* n pseudo-random bytes from seed (malloc'ed). */
 char *mkdata(uint32_t seed, size_t n);
 

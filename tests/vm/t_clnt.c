@@ -249,6 +249,9 @@ static void srv_stop(struct srv *s)
 
 /* ---- the client ---- */
 
+/* The DDP threshold of the last client made (echo_check's expectation). */
+static uint32_t clnt_ddp = RPCRDMA_DDP_THRESHOLD;
+
 static CLIENT *clnt_mk(uint16_t port, uint32_t credits, uint32_t max_msg)
 {
 	struct rpcrdma_opts o;
@@ -262,6 +265,7 @@ static CLIENT *clnt_mk(uint16_t port, uint32_t credits, uint32_t max_msg)
 	o.src_addr = addr_a;
 	o.credits = credits;
 	o.max_msg = max_msg;
+	clnt_ddp = o.ddp_threshold;
 	cl = clnt_rdma_create(addr_b, T_PROG, T_VERS, &o);
 	ck_assert_msg(cl != NULL, "clnt_rdma_create: %s",
 		      clnt_spcreateerror("clnt"));
@@ -288,10 +292,16 @@ static void expect_ok(CLIENT *cl, enum clnt_stat st, const char *what)
 	ck_abort_msg("%s: %s (errno %d)", what, clnt_sperrno(st), e.re_errno);
 }
 
-/* ECHO of n bytes: content and the path each direction took. */
+/*
+ * ECHO of n bytes: content and the path each direction took. A call that
+ * does not fit inline moves its blob into a read chunk at its position
+ * when the blob reaches the client's DDP threshold, else it is a Long
+ * Call (RFC 8166 sections 3.5.2-3.5.3).
+ */
 static void echo_check(CLIENT *cl, size_t n, bool want_call_inline,
 		       bool want_reply_inline)
 {
+	bool ddp = !want_call_inline && clnt_ddp && n >= clnt_ddp;
 	struct rpcrdma_stats a = stats_of(cl), b;
 	struct blob arg = { (u_int)n, mkdata((uint32_t)n, n) };
 	struct blob res = { 0, NULL };
@@ -305,9 +315,11 @@ static void echo_check(CLIENT *cl, size_t n, bool want_call_inline,
 			      "echo %zu: bytes differ", n);
 	b = stats_of(cl);
 	ck_assert_msg(b.calls_inline - a.calls_inline == want_call_inline &&
-		      b.calls_long - a.calls_long == !want_call_inline,
+		      b.calls_read_chunks - a.calls_read_chunks == ddp &&
+		      b.calls_long - a.calls_long ==
+			      (!want_call_inline && !ddp),
 		      "echo %zu: call not %s", n,
-		      want_call_inline ? "inline" : "long");
+		      want_call_inline ? "inline" : ddp ? "DDP" : "long");
 	ck_assert_msg(b.replies_inline - a.replies_inline ==
 			      want_reply_inline &&
 		      b.replies_long - a.replies_long == !want_reply_inline,
@@ -600,10 +612,31 @@ START_TEST(test_big)
 				&h, tmo), "hash");
 	ck_assert_uint_eq(h, fnv1a(arg.data, arg.len));
 	b = stats_of(cl);
-	ck_assert_uint_eq(b.calls_long - a.calls_long, 1);
+	/* The blob in a read chunk at its position (DDP). */
+	ck_assert_uint_eq(b.calls_read_chunks - a.calls_read_chunks, 1);
 	ck_assert_uint_eq(b.replies_inline - a.replies_inline, 1);
 	fill_check(cl, mib << 20, false);
 	echo_check(cl, mib << 19, false, false);
+	/* Without DDP the same calls are Long Calls. */
+	{
+		struct rpcrdma_opts o;
+		CLIENT *lc;
+
+		rpcrdma_opts_default(&o);
+		o.ddp_threshold = 0;
+		clnt_base = &o;
+		lc = clnt_mk(s.port, 4, T_BIG_MSG);
+		clnt_base = NULL;
+		a = stats_of(lc);
+		expect_ok(lc, clnt_call(lc, P_HASH, XP(xdr_blob), &arg,
+					XP(xdr_u_int), &h, tmo), "hash");
+		ck_assert_uint_eq(h, fnv1a(arg.data, arg.len));
+		b = stats_of(lc);
+		ck_assert_uint_eq(b.calls_long - a.calls_long, 1);
+		echo_check(lc, mib << 18, false, false);
+		clnt_destroy(lc);
+		clnt_ddp = RPCRDMA_DDP_THRESHOLD;
+	}
 	/* Past max_msg: the call cannot be encoded, nothing is sent. */
 	free(arg.data);
 	arg.len = T_BIG_MSG;
@@ -649,7 +682,7 @@ static void *worker_main(void *arg)
 		      tmo) != RPC_SUCCESS)
 		return NULL;
 	for (int i = 0; i < NCALLS; i++) {
-		/* Every fourth call a Long Call (8000 > 4004). */
+		/* Every fourth call does not fit inline (8000 > 4004). */
 		size_t n = (w->id + i) % 4 == 0 ? 8000 : 100 + w->id;
 		struct blob a = { (u_int)n, mkdata((uint32_t)(w->id * 31 + i),
 						   n) };
@@ -691,9 +724,10 @@ START_TEST(test_threads_credits)
 	ck_assert_int_eq(ok, NTHREADS * NCALLS);
 	pthread_barrier_destroy(&workers_go);
 	/* The SLEEP calls are inline too. */
-	ck_assert_uint_eq(st.calls_inline + st.calls_long,
+	ck_assert_uint_eq(st.calls_inline + st.calls_read_chunks,
 			  NTHREADS * (NCALLS + 1));
-	ck_assert_uint_eq(st.calls_long, NTHREADS * NCALLS / 4);
+	/* 8000 bytes reach the DDP threshold: a read chunk each. */
+	ck_assert_uint_eq(st.calls_read_chunks, NTHREADS * NCALLS / 4);
 	ck_assert_uint_eq(st.credits_granted, 8);
 	ck_assert_uint_le(st.inflight_peak, 8);
 	ck_assert_uint_ge(st.inflight_peak, 2);

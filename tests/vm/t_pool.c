@@ -126,7 +126,7 @@ START_TEST(test_credentials_switch_pool)
 		ck_assert_int_eq(clnt_call(cl, i % 2 ? P_SETEUID_LATE :
 					   P_SETEUID, XVOID, NULL, XVOID,
 					   NULL, ten), RPC_SUCCESS);
-		/* A Long Call and Long Reply after it: RDMA Reads and Writes
+		/* A DDP call and a Long Reply after it: RDMA Reads and Writes
 		 * from whichever thread is clean now. */
 		x = echo(cl, 64 << 10, (uint32_t)i);
 	}

@@ -358,6 +358,91 @@ START_TEST(test_ddp_read_chunk)
 }
 END_TEST
 
+/*
+ * The server writes a reply's data item into the write chunk offered
+ * (RFC 8166 section 3.4.6), the way the Linux client offers it for an NFS
+ * READ of odd length: segments filled in order with exactly the item's
+ * bytes, a trailing 4-byte pad segment left unwritten, the true lengths
+ * echoed, the item's data and round-up gone from the inline reply.
+ */
+START_TEST(test_write_chunk_raw)
+{
+	enum { N = 6001, WB = 8192 };
+	char *d = mkdata(78, N), *wb = calloc(1, WB), pad[4] = { 9, 9, 9, 9 };
+	struct rpcrdma_mr *mr_d, *mr_w, *mr_p;
+	struct rpcrdma_stats a, b;
+	struct rpcrdma_ep *ep;
+	uint32_t w[64], want[64], hd, hw, hp;
+	size_t n = 0, k = 0;
+	struct srv s;
+	SVCXPRT *x;
+
+	srv_start(&s, 0);
+	ep = raw_connect(s.port);
+	raw_null_call(ep, 0x10000003);
+	x = atomic_load(&last_xprt);
+	a = svc_stats_of(x);
+	ck_assert_int_eq(rpcrdma_ep_reg(ep, d, N, RPCRDMA_ACCESS_REMOTE_READ,
+					&mr_d), 0);
+	ck_assert_int_eq(rpcrdma_ep_reg(ep, wb, WB,
+					RPCRDMA_ACCESS_REMOTE_WRITE, &mr_w), 0);
+	ck_assert_int_eq(rpcrdma_ep_reg(ep, pad, sizeof(pad),
+					RPCRDMA_ACCESS_REMOTE_WRITE, &mr_p), 0);
+	hd = rpcrdma_mr_rkey(mr_d);
+	hw = rpcrdma_mr_rkey(mr_w);
+	hp = rpcrdma_mr_rkey(mr_p);
+
+	/* RDMA_MSG, the blob in a read chunk at position 44, one write
+	 * chunk of 4096 + 4096 + a 4-byte pad segment, no reply chunk. */
+	w[n++] = 0x12345680; w[n++] = 1; w[n++] = 1; w[n++] = 0;
+	w[n++] = 1; w[n++] = 44;
+	n = put_seg(w, n, hd, N, d);
+	w[n++] = 0;
+	w[n++] = 1; w[n++] = 3;
+	n = put_seg(w, n, hw, WB / 2, wb);
+	n = put_seg(w, n, hw, WB / 2, wb + WB / 2);
+	n = put_seg(w, n, hp, 4, pad);
+	w[n++] = 0;
+	w[n++] = 0;
+	w[n++] = 0x12345680; w[n++] = 0; w[n++] = 2; w[n++] = T_PROG;
+	w[n++] = T_VERS; w[n++] = P_ECHO; w[n++] = 0; w[n++] = 0;
+	w[n++] = 0; w[n++] = 0;
+	w[n++] = N;
+	raw_send(ep, w, n);
+
+	want[k++] = 0x12345680; want[k++] = 1; want[k++] = 1; want[k++] = 0;
+	want[k++] = 0;
+	want[k++] = 1; want[k++] = 3;
+	k = put_seg(want, k, hw, WB / 2, wb);
+	k = put_seg(want, k, hw, N - WB / 2, wb + WB / 2);
+	k = put_seg(want, k, hp, 0, pad);
+	want[k++] = 0;
+	want[k++] = 0;
+	/* The reply: header, SUCCESS, the length word, nothing more. */
+	want[k++] = 0x12345680; want[k++] = 1; want[k++] = 0; want[k++] = 0;
+	want[k++] = 0; want[k++] = 0;
+	want[k++] = N;
+	raw_expect(ep, want, k);
+	ck_assert(memcmp(wb, d, N) == 0);
+	ck_assert_int_eq(wb[N], 0);		/* no round-up written */
+	ck_assert_int_eq(pad[0], 9);
+	b = svc_stats_of(x);
+	ck_assert_uint_eq(b.write_chunks - a.write_chunks, 1);
+	ck_assert_uint_eq(b.rdma_write_bytes - a.rdma_write_bytes, N);
+	ck_assert_uint_eq(b.sent_msg - a.sent_msg, 1);
+	ck_assert_uint_eq(b.reply_chunks, a.reply_chunks);
+	raw_null_call(ep, 0x10000004);
+
+	rpcrdma_mr_dereg(mr_d);
+	rpcrdma_mr_dereg(mr_w);
+	rpcrdma_mr_dereg(mr_p);
+	rpcrdma_ep_destroy(ep);
+	free(d);
+	free(wb);
+	srv_stop(&s);
+}
+END_TEST
+
 /* ---- rpcbind ---- */
 
 static pid_t rpcbind_pid = -1;
@@ -501,6 +586,190 @@ START_TEST(test_reply_hints)
 }
 END_TEST
 
+/* ECHO_MANY of blobs of sizes[0..n), content checked; the results land in
+ * buffers of the caller's when mine, else in memory XDR allocates. */
+static void echo_many(CLIENT *cl, const size_t *sizes, u_int n, bool mine)
+{
+	struct blobs a, r;
+	char *given[T_MAX_BLOBS];
+	enum clnt_stat st;
+
+	memset(&a, 0, sizeof(a));
+	memset(&r, 0, sizeof(r));
+	a.n = n;
+	for (u_int i = 0; i < n; i++) {
+		a.b[i].len = (u_int)sizes[i];
+		a.b[i].data = mkdata(40 + i, sizes[i]);
+		given[i] = mine ? malloc(sizes[i] + 1) : NULL;
+		r.b[i].data = given[i];
+		r.b[i].len = mine ? (u_int)sizes[i] : 0;
+	}
+	st = clnt_call(cl, P_ECHO_MANY, XP(xdr_blobs), (caddr_t)&a,
+		       XP(xdr_blobs), (caddr_t)&r, tmo);
+	ck_assert_msg(st == RPC_SUCCESS, "echo_many: %s", clnt_sperrno(st));
+	ck_assert_uint_eq(r.n, n);
+	for (u_int i = 0; i < n; i++) {
+		ck_assert_uint_eq(r.b[i].len, sizes[i]);
+		ck_assert(memcmp(r.b[i].data, a.b[i].data, sizes[i]) == 0);
+		if (mine)
+			ck_assert_ptr_eq(r.b[i].data, given[i]);
+		free(a.b[i].data);
+	}
+	clnt_freeres(cl, XP(xdr_blobs), (caddr_t)&r);
+}
+
+/*
+ * Direct data placement by the generic rule (docs/design.md) between our
+ * client and server: large items of a call in read chunks at their XDR
+ * positions, large items of a reply in the write chunks a DDP hint makes
+ * the client offer, several per message, with and without the reply
+ * chunk, and an item too large for its chunk staying in the reply.
+ */
+START_TEST(test_ddp)
+{
+	struct rpcrdma_proc_ddp d = { P_ECHO, 1, 65536 }, dm = { P_ECHO_MANY,
+								 2, 80000 };
+	struct rpcrdma_proc_reply h = { P_ECHO, 100 };
+	struct rpcrdma_stats a, b, sa, sb;
+	struct srv s;
+	SVCXPRT *x;
+	CLIENT *cl;
+
+	srv_start(&s, 0);
+	cl = clnt_by_netid(s.port);
+	x = echo(cl, 1, 1);
+
+	/* Hints: set, read back, refused when they cannot be honoured. */
+	ck_assert(clnt_control(cl, CLSET_RDMA_PROC_DDP, (char *)&d));
+	ck_assert(clnt_control(cl, CLSET_RDMA_PROC_DDP, (char *)&dm));
+	{
+		struct rpcrdma_proc_ddp q = { P_ECHO, 0, 0 };
+		struct rpcrdma_proc_ddp bad[] = {
+			{ P_SLEEP, RPCRDMA_MAX_WRITE_CHUNKS + 1, 4096 },
+			{ P_SLEEP, 1, 0 },
+			{ P_SLEEP, 8, 1u << 20 },	/* over max_msg */
+		};
+
+		ck_assert(clnt_control(cl, CLGET_RDMA_PROC_DDP, (char *)&q));
+		ck_assert_uint_eq(q.items, 1);
+		ck_assert_uint_eq(q.item_max, 65536);
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+			ck_assert(!clnt_control(cl, CLSET_RDMA_PROC_DDP,
+						(char *)&bad[i]));
+		q.proc = P_SLEEP;
+		ck_assert(clnt_control(cl, CLGET_RDMA_PROC_DDP, (char *)&q));
+		ck_assert_uint_eq(q.items, 0);
+	}
+
+	/* One item each way, the reply without it inline (no reply
+	 * chunk: its bound says so), the result in the caller's buffer. */
+	ck_assert(clnt_control(cl, CLSET_RDMA_PROC_REPLY, (char *)&h));
+	a = clnt_stats(cl);
+	sa = svc_stats_of(x);
+	{
+		struct blob arg = { 65536, mkdata(7, 65536) };
+		struct blob res = { 65536, malloc(65536) };
+		char *given = res.data;
+
+		ck_assert_int_eq(clnt_call(cl, P_ECHO, XP(xdr_blob),
+					   (caddr_t)&arg, XP(xdr_blob),
+					   (caddr_t)&res, tmo), RPC_SUCCESS);
+		ck_assert_ptr_eq(res.data, given);
+		ck_assert_uint_eq(res.len, 65536);
+		ck_assert(memcmp(res.data, arg.data, 65536) == 0);
+		free(arg.data);
+		free(res.data);
+	}
+	b = clnt_stats(cl);
+	sb = svc_stats_of(x);
+	ck_assert_uint_eq(b.calls_read_chunks - a.calls_read_chunks, 1);
+	ck_assert_uint_eq(b.read_chunks - a.read_chunks, 1);
+	ck_assert_uint_eq(b.write_chunks - a.write_chunks, 1);
+	ck_assert_uint_eq(b.reply_chunks, a.reply_chunks);
+	ck_assert_uint_eq(b.replies_write_chunks - a.replies_write_chunks, 1);
+	ck_assert_uint_eq(b.replies_long, a.replies_long);
+	ck_assert_uint_eq(sb.recv_msg - sa.recv_msg, 1);
+	ck_assert_uint_eq(sb.read_chunks - sa.read_chunks, 1);
+	ck_assert_uint_eq(sb.rdma_read_bytes - sa.rdma_read_bytes, 65536);
+	ck_assert_uint_eq(sb.write_chunks - sa.write_chunks, 1);
+	ck_assert_uint_eq(sb.rdma_write_bytes - sa.rdma_write_bytes, 65536);
+	ck_assert_uint_eq(sb.sent_msg - sa.sent_msg, 1);
+
+	/* Several items each way, odd lengths, a small one inline. */
+	{
+		const size_t sizes[] = { 5001, 3, 70001 };
+
+		a = clnt_stats(cl);
+		sa = svc_stats_of(x);
+		echo_many(cl, sizes, 3, true);
+		echo_many(cl, sizes, 3, false);
+		b = clnt_stats(cl);
+		sb = svc_stats_of(x);
+		ck_assert_uint_eq(b.calls_read_chunks - a.calls_read_chunks,
+				  2);
+		ck_assert_uint_eq(sb.read_chunks - sa.read_chunks, 2);
+		ck_assert_uint_eq(sb.rdma_read_bytes - sa.rdma_read_bytes,
+				  2 * (5001 + 70001));
+		ck_assert_uint_eq(sb.write_chunks - sa.write_chunks, 4);
+		ck_assert_uint_eq(sb.rdma_write_bytes - sa.rdma_write_bytes,
+				  2 * (5001 + 70001));
+		ck_assert_uint_eq(sb.sent_msg - sa.sent_msg, 2);
+		ck_assert_uint_eq(b.replies_write_chunks -
+					  a.replies_write_chunks, 2);
+	}
+
+	/* Write list and reply chunk together: two items placed, two more
+	 * left in a reply too large for inline (a Long Reply). */
+	{
+		const size_t sizes[] = { 20000, 30000, 9000, 5000 };
+
+		a = clnt_stats(cl);
+		sa = svc_stats_of(x);
+		echo_many(cl, sizes, 4, false);
+		b = clnt_stats(cl);
+		sb = svc_stats_of(x);
+		ck_assert_uint_eq(sb.read_chunks - sa.read_chunks, 1);
+		ck_assert_uint_eq(b.read_chunks - a.read_chunks, 4);
+		ck_assert_uint_eq(sb.write_chunks - sa.write_chunks, 2);
+		ck_assert_uint_eq(sb.reply_chunks - sa.reply_chunks, 1);
+		ck_assert_uint_eq(sb.sent_nomsg - sa.sent_nomsg, 1);
+		ck_assert_uint_eq(b.replies_long - a.replies_long, 1);
+		ck_assert_uint_eq(b.replies_write_chunks -
+					  a.replies_write_chunks, 1);
+	}
+
+	/* An item larger than its write chunk stays in the reply: the
+	 * chunk goes back unused, the reply is a Long Reply. */
+	d.item_max = 4096;
+	h.reply_max = 0;
+	ck_assert(clnt_control(cl, CLSET_RDMA_PROC_DDP, (char *)&d));
+	ck_assert(clnt_control(cl, CLSET_RDMA_PROC_REPLY, (char *)&h));
+	a = clnt_stats(cl);
+	sa = svc_stats_of(x);
+	echo(cl, 65536, 9);
+	b = clnt_stats(cl);
+	sb = svc_stats_of(x);
+	ck_assert_uint_eq(b.write_chunks - a.write_chunks, 1);
+	ck_assert_uint_eq(sb.write_chunks, sa.write_chunks);
+	ck_assert_uint_eq(sb.reply_chunks - sa.reply_chunks, 1);
+	ck_assert_uint_eq(b.replies_write_chunks, a.replies_write_chunks);
+	ck_assert_uint_eq(b.replies_long - a.replies_long, 1);
+
+	/* Forgotten: no write chunk offered. */
+	d.items = 0;
+	ck_assert(clnt_control(cl, CLSET_RDMA_PROC_DDP, (char *)&d));
+	a = clnt_stats(cl);
+	echo(cl, 65536, 10);
+	b = clnt_stats(cl);
+	ck_assert_uint_eq(b.write_chunks, a.write_chunks);
+	ck_assert_ptr_eq(echo(cl, 1, 11), x);
+	a = clnt_stats(cl);
+	ck_assert_uint_eq(a.connects, 1);
+	clnt_destroy(cl);
+	srv_stop(&s);
+}
+END_TEST
+
 /* rpcbind -f (not -w: no saved registrations) with a private /run. */
 static const char *rpcbind_start(void)
 {
@@ -628,6 +897,8 @@ int main(void)
 	tcase_add_test(tc, test_bad_headers);
 	tcase_add_test(tc, test_ddp_read_chunk);
 	tcase_add_test(tc, test_reply_hints);
+	tcase_add_test(tc, test_ddp);
+	tcase_add_test(tc, test_write_chunk_raw);
 	suite_add_tcase(su, tc);
 	why = rpcbind_start();
 	if (!why) {
