@@ -968,6 +968,92 @@ START_TEST(test_unasked_remote_invalidation)
 }
 END_TEST
 
+/* RDMA_MSG whose write list is one chunk of segs[0..n), then a NULL
+ * call's accepted reply (SUCCESS, no results). */
+static void raw_pair_reply_writes(struct raw_pair *p,
+				  const struct rpcrdma_msg *m,
+				  const struct rpcrdma_segment *segs,
+				  uint32_t n)
+{
+	uint32_t w[64];
+	size_t k = 0;
+	struct iovec iov;
+
+	w[k++] = htonl(m->xid); w[k++] = htonl(1); w[k++] = htonl(m->credits);
+	w[k++] = htonl(RPCRDMA_MSG); w[k++] = 0;
+	w[k++] = htonl(1); w[k++] = htonl(n);
+	for (uint32_t i = 0; i < n; i++) {
+		w[k++] = htonl(segs[i].handle);
+		w[k++] = htonl(segs[i].length);
+		w[k++] = htonl((uint32_t)(segs[i].offset >> 32));
+		w[k++] = htonl((uint32_t)segs[i].offset);
+	}
+	w[k++] = 0; w[k++] = 0;
+	w[k++] = htonl(m->xid); w[k++] = htonl(1); w[k++] = 0; w[k++] = 0;
+	w[k++] = 0; w[k++] = 0;
+	iov.iov_base = w;
+	iov.iov_len = k * 4;
+	ck_assert_int_eq(rpcrdma_ep_send(p->a.ep, &iov, 1, 0), 0);
+}
+
+/*
+ * A reply's write list must be what the call offered (RFC 8166 section
+ * 3.4.6): more bytes than the chunk holds, more segments than offered, a
+ * segment the call never named, or data in a chunk that the results do
+ * not take fail that call (RPC_CANTDECODERES), never mix bytes into it,
+ * and the connection carries the next call. A chunk returned unused
+ * (length 0) is fine.
+ */
+START_TEST(test_bad_write_list)
+{
+	struct rpcrdma_proc_ddp d = { P_NULL, 1, 4096 };
+	struct rpcrdma_segment g[2];
+	struct rpcrdma_msg m;
+	struct raw_pair p;
+
+	raw_pair_open(&p);
+	ck_assert(clnt_control(p.c.cl, CLSET_RDMA_PROC_DDP, (char *)&d));
+	for (int c = 0; c < 5; c++) {
+		uint32_t n = 1;
+
+		raw_pair_call(&p, &m);
+		ck_assert_uint_eq(m.nwrites, 1);
+		ck_assert_uint_eq(m.writes[0].nsegs, 1);
+		g[0] = m.segs[m.writes[0].first];
+		ck_assert_uint_eq(g[0].length, 4096);
+		switch (c) {
+		case 0:		/* more than offered */
+			g[0].length = 4100;
+			break;
+		case 1:		/* more segments than offered */
+			g[1] = g[0];
+			g[0].length = 8;
+			g[1].length = 8;
+			n = 2;
+			break;
+		case 2:		/* a segment the call never named */
+			g[0].offset += 64;
+			g[0].length = 8;
+			break;
+		case 3:		/* data nobody decodes */
+			g[0].length = 100;
+			break;
+		case 4:		/* unused: the call succeeds */
+			g[0].length = 0;
+			break;
+		}
+		raw_pair_reply_writes(&p, &m, g, n);
+		ck_assert_int_eq(raw_pair_result(&p),
+				 c == 4 ? RPC_SUCCESS : RPC_CANTDECODERES);
+	}
+	raw_pair_call(&p, &m);
+	raw_pair_reply(&p, &m, 0, 0);
+	ck_assert_int_eq(raw_pair_result(&p), RPC_SUCCESS);
+	ck_assert_uint_eq(stats_of(p.c.cl).connects, 1);
+	raw_pair_close(&p);
+}
+END_TEST
+
 /* The server process dies: calls fail (never hang); once it is back the
  * next call reconnects with a fresh Private Data exchange. */
 static pid_t srv_fork(uint16_t port)
@@ -1070,6 +1156,7 @@ static Suite *clnt_suite(void)
 	tcase_add_test(tc, test_reply_window);
 	tcase_add_test(tc, test_duplicate_reply);
 	tcase_add_test(tc, test_unasked_remote_invalidation);
+	tcase_add_test(tc, test_bad_write_list);
 	tcase_add_test(tc, test_reconnect);
 	suite_add_tcase(s, tc);
 	tcase_set_timeout(big, 400);
