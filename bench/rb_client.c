@@ -22,9 +22,10 @@
  * -p over rdma sets the port (RPCRDMA_PORT); otherwise rpcbind is asked.
  *
  * Over rdma each CLIENT gets reply size hints (CLSET_RDMA_PROC_REPLY):
- * NULL and WRITE replies fit inline, so those calls offer no reply chunk,
- * and READ's reply chunk is the result's size. -R leaves the library's
- * default (a max_msg reply chunk offered by every call).
+ * NULL and WRITE replies fit inline, so those calls offer no reply chunk;
+ * READ's result is placed directly (CLSET_RDMA_PROC_DDP: one write chunk
+ * of the result's size, the rest of the reply inline). -R leaves the
+ * library's default (a max_msg reply chunk offered by every call).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -61,16 +62,19 @@ static bool set_hint(CLIENT *cl, rpcproc_t proc, unsigned long max)
 	return clnt_control(cl, CLSET_RDMA_PROC_REPLY, (char *)&h);
 }
 
-/* The largest reply of each procedure (g.read_size for READ). */
+/* The largest reply of each procedure; READ's result (g.read_size) in a
+ * write chunk, its reply without it then fits inline. */
 static bool set_hints(CLIENT *cl)
 {
+	struct rpcrdma_proc_ddp d = { RBPROC_READ, 1, (uint32_t)g.read_size };
+
 	if (g.no_hints || strncmp(g.netid, "rdma", 4))
 		return true;
 	return set_hint(cl, RBPROC_NULL, RB_REPLY_HDR) &&
 	       set_hint(cl, RBPROC_WRITE, RB_REPLY_HDR + 4) &&
 	       (!g.read_size ||
-		set_hint(cl, RBPROC_READ,
-			 RB_REPLY_HDR + 4 + ((g.read_size + 3) & ~3ul)));
+		(clnt_control(cl, CLSET_RDMA_PROC_DDP, (char *)&d) &&
+		 set_hint(cl, RBPROC_READ, RB_REPLY_HDR + 4)));
 }
 
 static double now_s(void)

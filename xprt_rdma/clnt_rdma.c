@@ -304,11 +304,20 @@ static bool ct_revoke(struct ct *ct, struct ct_slot *s,
 {
 	if (rx->invalidated) {
 		/*
-		 * We never advertise R (RFC 8797 section 4.1): a Send With
-		 * Invalidate breaks the protocol. The window it names is
+		 * RFC 8797 section 4.1: with R on both sides the responder
+		 * may revoke the call's window itself; nothing is left to
+		 * invalidate. Any other Send With Invalidate (R not agreed,
+		 * a window not the call's, or one whose local invalidation
+		 * is under way) breaks the protocol: the window it names is
 		 * revoked already and must never be invalidated again (rxe
 		 * crashes); the connection is closed.
 		 */
+		if (s && !s->inv_pending && ct->ep &&
+		    rpcrdma_ep_inline(ct->ep)->peer_remote_inv &&
+		    rpcrdma_win_owns(s->win, rx->inv_rkey)) {
+			rpcrdma_win_invalidated(s->win);
+			return true;
+		}
 		for (uint32_t i = 0; i < ct->nslots; i++)
 			if (rpcrdma_win_owns(ct->slots[i].win, rx->inv_rkey))
 				rpcrdma_win_invalidated(ct->slots[i].win);
@@ -928,8 +937,14 @@ static int ct_send(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
 	int rc;
 
 	rpc = rpcrdma_xdrgrow_buf(&s->xdr, &rpc_len);
-	/* Write chunks (section 3.4.6), one segment each. */
+	/* Write chunks (section 3.4.6), one segment each; none when the
+	 * reply's bound with its items in fits inline anyway. */
 	s->nwrites = s->ddp_items;
+	if (s->nwrites && s->reply_hint &&
+	    s->reply_hint + (uint64_t)s->nwrites *
+				    rpcrdma_xdr_roundup(s->ddp_max) <=
+		    inl->recv_max - RPCRDMA_HDR_MIN)
+		s->nwrites = 0;
 	wbytes = (uint64_t)s->nwrites * rpcrdma_xdr_roundup(s->ddp_max);
 	s->reply_area = (uint32_t)(s->reply_cap - wbytes);
 	for (i = 0; i < s->nwrites; i++)
@@ -965,8 +980,31 @@ static int ct_send(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
 		*stat = RPC_CANTENCODEARGS;
 		return -EMSGSIZE;
 	}
+	/*
+	 * With R agreed the responder invalidates the rkey when a call names
+	 * only one: that must be a window, never the read chunks'
+	 * registration (an MR cannot be invalidated remotely; the QP would
+	 * fail). A call with read chunks names its window too, as a reply
+	 * chunk that can hold any reply its hint lets fit inline.
+	 */
+	if (plan.nchunks && !s->nwrites && !s->reply_chunk &&
+	    inl->peer_remote_inv)
+		s->reply_chunk = (uint32_t)(room < inl->recv_max ? room
+								 : inl->recv_max) &
+				 ~(RPCRDMA_XDR_UNIT - 1);
 	expose = s->nwrites ? s->reply_cap : s->reply_chunk;
 	use_win = expose && ct_slot_window(ct, ep, s);
+	if (expose && !use_win && inl->peer_remote_inv) {
+		/* No window to expose where R promised one: this connection
+		 * cannot carry the call; the next one will not promise. */
+		pthread_mutex_lock(&ct->lock);
+		if (ct->no_windows)
+			ct->eo.remote_inv = false;
+		ct_break(ct);
+		pthread_mutex_unlock(&ct->lock);
+		*stat = RPC_CANTSEND;
+		return -ENOTCONN;
+	}
 	if (expose && !use_win) {
 		rc = rpcrdma_ep_reg(ep, s->reply_buf, (size_t)expose,
 				    RPCRDMA_ACCESS_REMOTE_WRITE, &s->reply_mr);

@@ -516,6 +516,17 @@ int rpcrdma_ep_connect(const struct sockaddr *dst, const struct sockaddr *src,
 	if (ret)
 		goto out_free;
 
+	/* RFC 8797 section 4.1: R promises that a Send With Invalidate of
+	 * the rkey a call names is safe, true only of memory windows: the
+	 * requester advertises it only where it uses them. */
+	if (ep->local_pd.remote_inv && !rpcrdma_ep_windows(ep)) {
+		ep->local_pd.remote_inv = false;
+		if (o->send_pvtdata) {
+			ret = rpcrdma_pvtdata_encode(&ep->local_pd, pd);
+			if (ret)
+				goto out_free;
+		}
+	}
 	memset(&cp, 0, sizeof(cp));
 	if (o->send_pvtdata) {
 		cp.private_data = pd;

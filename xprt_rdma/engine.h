@@ -236,6 +236,8 @@ struct rpcrdma_xfer {
 	uint32_t nparts;
 	struct iovec send[RPCRDMA_XFER_MAX_SEND]; /* Send after the Writes, */
 	int send_cnt;				/* gathered (0: none) */
+	uint32_t inv_rkey;			/* Send With Invalidate of
+						 * it (0: a plain Send) */
 	bool defer;				/* queue only: posted by the
 						 * next reap (the caller's
 						 * thread may no longer

@@ -26,7 +26,7 @@ void rpcrdma_opts_default(struct rpcrdma_opts *o)
 	o->inline_recv = OPTS_DEFAULT_INLINE;
 	o->credits = OPTS_DEFAULT_CREDITS;
 	o->max_msg = OPTS_DEFAULT_MAX_MSG;
-	o->remote_inv = false;	/* not honoured yet (rpcrdma_opts_to_ep) */
+	o->remote_inv = true;
 	o->timeout_ms = OPTS_DEFAULT_TIMEOUT_MS;
 	o->max_conns = OPTS_DEFAULT_MAX_CONNS;
 	o->stall_ms = OPTS_DEFAULT_STALL_MS;
@@ -90,10 +90,10 @@ int rpcrdma_opts_to_ep(const struct rpcrdma_opts *o, struct rpcrdma_ep_opts *eo)
 	eo->inline_recv = o->inline_recv;
 	eo->credits = o->credits;
 	eo->send_pvtdata = !o->no_pvtdata;
-	/* RFC 8797 section 4.1: R promises that Send With Invalidate of a
-	 * chunk's rkey is safe. Read chunks are still ordinary MRs, which it
-	 * cannot invalidate, and the server sends none: never advertised. */
-	eo->remote_inv = false;
+	/* RFC 8797 section 4.1: the client drops R where it cannot use
+	 * windows (rpcrdma_ep_connect); the server, exposing nothing,
+	 * advertises it to send Send With Invalidate. */
+	eo->remote_inv = o->remote_inv;
 	eo->timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : OPTS_DEFAULT_TIMEOUT_MS;
 	eo->max_conns = o->max_conns;
 	eo->stall_ms = o->stall_ms;

@@ -839,6 +839,32 @@ static int add_writes(const struct rpcrdma_msg *call, struct rpcrdma_msg *m,
 }
 
 /*
+ * The rkey a reply may invalidate (RFC 8797 section 4.1): only when both
+ * sides set R, and, as the Linux server does, only when every segment of
+ * the call names the same rkey, so no memory the requester still uses
+ * for another purpose is revoked. 0: a plain Send.
+ */
+static uint32_t call_inv_rkey(const struct svc_call *k)
+{
+	const struct rpcrdma_msg *h = &k->hdr;
+	uint32_t rkey = 0, i;
+
+	if (!rpcrdma_ep_inline(k->c->ep)->peer_remote_inv)
+		return 0;
+	for (i = 0; i < h->nreads; i++) {
+		if (rkey && h->reads[i].seg.handle != rkey)
+			return 0;
+		rkey = h->reads[i].seg.handle;
+	}
+	for (i = 0; i < h->nsegs; i++) {
+		if (rkey && h->segs[i].handle != rkey)
+			return 0;
+		rkey = h->segs[i].handle;
+	}
+	return rkey;
+}
+
+/*
  * Sends the reply as planned. Items in write chunks and, for a Long Reply
  * (RFC 8166 section 3.5.4), the rest of the message in the reply chunk go
  * by RDMA Write, each chunk's segments filled in order; the header (and
@@ -920,6 +946,7 @@ static int call_send_reply(struct svc_call *k, uint32_t grant,
 			nruns++;
 		}
 	}
+	x->inv_rkey = call_inv_rkey(k);
 	err = call_send(k, &m, runs, nruns);
 	if (err)
 		return err;

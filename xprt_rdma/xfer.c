@@ -170,7 +170,7 @@ static int xf_post_some(struct rpcrdma_ep *ep, struct rpcrdma_xfer *x)
 
 		if (!ep_sq_free(ep, 1, true))
 			return 0;
-		ret = ep_tx_post(ep, x->send, x->send_cnt, 0, true);
+		ret = ep_tx_post(ep, x->send, x->send_cnt, x->inv_rkey, true);
 		if (ret)
 			return ret;
 		x->send_posted = true;

@@ -34,8 +34,11 @@ struct rpcrdma_opts {
 	uint32_t credits;	/* client: slots; server: most it grants, 32 */
 	uint32_t max_msg;	/* largest call or reply (long ones), 1 MiB */
 	bool no_pvtdata;	/* send no Private Data (interop tests) */
-	bool remote_inv;	/* advertise the R bit (RFC 8797): not yet
-				 * honoured, R is never advertised */
+	bool remote_inv;	/* advertise the R bit (RFC 8797 section
+				 * 4.1), true: a client does where it exposes
+				 * memory through windows (not rxe before
+				 * Linux 6.12); a server then sends Send With
+				 * Invalidate when the call names one rkey */
 	int timeout_ms;		/* address/route resolution and connect */
 	uint32_t max_conns;	/* server: connections at once (256); one
 				 * more is rejected (RDMA-CM REJECT) */

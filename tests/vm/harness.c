@@ -369,6 +369,9 @@ struct rpcrdma_ep *raw_connect(uint16_t port)
 	struct rpcrdma_opts o;
 
 	rpcrdma_opts_default(&o);
+	/* Its chunks are plain registrations, which a Send With Invalidate
+	 * cannot revoke: no R (RFC 8797 section 4.1). */
+	o.remote_inv = false;
 	return raw_connect_opts(port, &o);
 }
 

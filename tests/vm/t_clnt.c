@@ -15,8 +15,10 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -812,6 +814,9 @@ struct raw_pair {
 	pthread_t cth;
 };
 
+/* Whether the raw responder advertises R (RFC 8797 section 4.1). */
+static bool raw_pair_r = true;
+
 static void raw_pair_open(struct raw_pair *p)
 {
 	struct rpcrdma_ep_opts eo;
@@ -822,6 +827,7 @@ static void raw_pair_open(struct raw_pair *p)
 
 	memset(p, 0, sizeof(*p));
 	rpcrdma_opts_default(&o);
+	o.remote_inv = raw_pair_r;
 	ck_assert_int_eq(rpcrdma_opts_to_ep(&o, &eo), 0);
 	memset(&sin, 0, sizeof(sin));
 	sin.sin_family = AF_INET;
@@ -939,32 +945,57 @@ START_TEST(test_duplicate_reply)
 END_TEST
 
 /*
- * A reply sent With Invalidate of the call's reply chunk although the
- * client never advertised R (RFC 8797 section 4.1): the client closes the
- * connection and fails the call, and never invalidates that window again
- * (on rxe that would crash the guest's kernel).
+ * A reply sent With Invalidate of the call's reply chunk although R was
+ * not agreed (RFC 8797 section 4.1: the responder did not advertise it),
+ * or, with R agreed, of an rkey that is not the call's: the client closes
+ * the connection and fails the call, and never invalidates that window
+ * again (on rxe that would crash the guest's kernel). With R agreed, the
+ * call's own rkey is the legitimate case: the call succeeds without a
+ * local invalidation.
  */
 START_TEST(test_unasked_remote_invalidation)
 {
 	struct rpc_err e;
 	struct rpcrdma_msg m;
 	struct raw_pair p;
+	struct rpcrdma_stats a, b;
 
-	raw_pair_open(&p);
-	if (!rpcrdma_ep_windows(p.a.ep)) {
-		/* An MR cannot be invalidated remotely: the Send would only
-		 * break the responder's own QP. */
+	for (int c = 0; c < 3; c++) {
+		uint32_t rkey;
+
+		raw_pair_r = c != 0;
+		raw_pair_open(&p);
+		raw_pair_r = true;
+		if (!rpcrdma_ep_windows(p.a.ep)) {
+			/* An MR cannot be invalidated remotely: the Send
+			 * would only break the responder's own QP. */
+			raw_pair_close(&p);
+			return;
+		}
+		a = stats_of(p.c.cl);
+		raw_pair_call(&p, &m);
+		rkey = m.segs[m.reply.first].handle;
+		/* c == 2: the next key of the same window, not this call's. */
+		raw_pair_reply(&p, &m, 0, c == 2 ? ((rkey & ~0xffu) |
+						    ((rkey + 1) & 0xffu))
+						  : rkey);
+		b = stats_of(p.c.cl);
+		if (c == 1) {
+			ck_assert_int_eq(raw_pair_result(&p), RPC_SUCCESS);
+			b = stats_of(p.c.cl);
+			ck_assert_uint_eq(b.connects, 1);
+		} else {
+			ck_assert_int_eq(raw_pair_result(&p), RPC_CANTRECV);
+			clnt_geterr(p.c.cl, &e);
+			ck_assert_int_eq(e.re_errno, ENOTCONN);
+			b = stats_of(p.c.cl);
+		}
+		ck_assert_uint_ge(b.remote_invalidations -
+					  a.remote_invalidations, c == 2 ? 0 : 1);
+		ck_assert_uint_eq(b.local_invalidations,
+				  a.local_invalidations);
 		raw_pair_close(&p);
-		return;
 	}
-	raw_pair_call(&p, &m);
-	raw_pair_reply(&p, &m, 0, m.segs[m.reply.first].handle);
-	ck_assert_int_eq(raw_pair_result(&p), RPC_CANTRECV);
-	clnt_geterr(p.c.cl, &e);
-	ck_assert_int_eq(e.re_errno, ENOTCONN);
-	ck_assert_uint_ge(stats_of(p.c.cl).remote_invalidations, 1);
-	ck_assert_uint_eq(stats_of(p.c.cl).local_invalidations, 0);
-	raw_pair_close(&p);
 }
 END_TEST
 
@@ -1051,6 +1082,92 @@ START_TEST(test_bad_write_list)
 	ck_assert_int_eq(raw_pair_result(&p), RPC_SUCCESS);
 	ck_assert_uint_eq(stats_of(p.c.cl).connects, 1);
 	raw_pair_close(&p);
+}
+END_TEST
+
+/*
+ * Whether this guest's rxe gets memory windows (docs/conformance.md:
+ * Linux 6.12 and later; RPCRDMA_WINDOWS=0/1 overrides).
+ */
+static bool windows_expected(void)
+{
+	const char *env = getenv("RPCRDMA_WINDOWS");
+	unsigned int major = 0, minor = 0;
+	struct utsname u;
+
+	if (env && (!strcmp(env, "0") || !strcmp(env, "1")))
+		return env[0] == '1';
+	ck_assert_int_eq(uname(&u), 0);
+	ck_assert_int_eq(sscanf(u.release, "%u.%u", &major, &minor), 2);
+	return major > 6 || (major == 6 && minor >= 12);
+}
+
+/*
+ * Remote invalidation (RFC 8797 section 4.1) between our client and
+ * server: R is agreed exactly where the client exposes memory through
+ * windows; a call naming one rkey (its window) gets its reply by Send
+ * With Invalidate and needs no local invalidation; a call naming two
+ * (read chunks registered for the call, and the window) gets a plain Send
+ * and the window is invalidated locally; a call with read chunks and a
+ * reply hint that fits inline still names its window, so that the read
+ * chunks' registration is never the one rkey a responder would revoke.
+ */
+START_TEST(test_remote_invalidation)
+{
+	struct rpcrdma_proc_reply hr = { P_HASH, 28 };
+	struct rpcrdma_proc_ddp d = { P_ECHO, 1, 65536 };
+	struct blob arg = { 65536, mkdata(12, 65536) };
+	struct rpcrdma_stats a, b;
+	struct rpcrdma_inline in;
+	struct srv s;
+	CLIENT *cl;
+	bool win = windows_expected();
+	u_int h = 0;
+
+	srv_start(&s, 8, 1u << 20);
+	cl = clnt_mk(s.port, 8, 1u << 20);
+	ck_assert(clnt_control(cl, CLGET_RDMA_INLINE, (char *)&in));
+	ck_assert(in.peer_remote_inv == win);
+
+	/* One rkey: the reply chunk's window, revoked by the server. */
+	a = stats_of(cl);
+	for (int i = 0; i < 3; i++)
+		expect_ok(cl, clnt_call(cl, P_NULL, XP(xdr_void), NULL,
+					XP(xdr_void), NULL, tmo), "null");
+	b = stats_of(cl);
+	ck_assert_uint_eq(b.reply_chunks - a.reply_chunks, 3);
+	ck_assert_uint_eq(b.remote_invalidations - a.remote_invalidations,
+			  win ? 3 : 0);
+	ck_assert_uint_eq(b.local_invalidations, a.local_invalidations);
+
+	/* Read chunks and a reply that fits inline: the window is named
+	 * too (two rkeys), the server sends a plain Send. */
+	ck_assert(clnt_control(cl, CLSET_RDMA_PROC_REPLY, (char *)&hr));
+	a = stats_of(cl);
+	expect_ok(cl, clnt_call(cl, P_HASH, XP(xdr_blob), &arg, XP(xdr_u_int),
+				&h, tmo), "hash");
+	ck_assert_uint_eq(h, fnv1a(arg.data, arg.len));
+	b = stats_of(cl);
+	ck_assert_uint_eq(b.calls_read_chunks - a.calls_read_chunks, 1);
+	ck_assert_uint_eq(b.reply_chunks - a.reply_chunks, win ? 1 : 0);
+	ck_assert_uint_eq(b.remote_invalidations, a.remote_invalidations);
+	ck_assert_uint_eq(b.local_invalidations - a.local_invalidations,
+			  win ? 1 : 0);
+
+	/* Read chunk, write chunk and reply chunk: a plain Send, one
+	 * local invalidation of the window that carried both. */
+	ck_assert(clnt_control(cl, CLSET_RDMA_PROC_DDP, (char *)&d));
+	a = stats_of(cl);
+	echo_check(cl, 65536, false, true);
+	b = stats_of(cl);
+	ck_assert_uint_eq(b.replies_write_chunks - a.replies_write_chunks, 1);
+	ck_assert_uint_eq(b.remote_invalidations, a.remote_invalidations);
+	ck_assert_uint_eq(b.local_invalidations - a.local_invalidations,
+			  win ? 1 : 0);
+	ck_assert_uint_eq(b.connects, a.connects);
+	free(arg.data);
+	clnt_destroy(cl);
+	srv_stop(&s);
 }
 END_TEST
 
@@ -1157,6 +1274,7 @@ static Suite *clnt_suite(void)
 	tcase_add_test(tc, test_duplicate_reply);
 	tcase_add_test(tc, test_unasked_remote_invalidation);
 	tcase_add_test(tc, test_bad_write_list);
+	tcase_add_test(tc, test_remote_invalidation);
 	tcase_add_test(tc, test_reconnect);
 	suite_add_tcase(s, tc);
 	tcase_set_timeout(big, 400);
