@@ -101,6 +101,7 @@ struct ct_slot {
 	uint32_t reply_area;  /* reply_buf[0, reply_area): inline or reply
 			       * chunk; write chunks behind it */
 	uint32_t nwrites;     /* write chunks offered, each one segment */
+	uint32_t wbase;	      /* reply_buf offset of the first */
 	struct rpcrdma_segment wsegs[RPCRDMA_MAX_WRITE_CHUNKS];
 	uint32_t wlen[RPCRDMA_MAX_WRITE_CHUNKS]; /* bytes written in them */
 	bool inv_pending;     /* reply in, its window's LOCAL_INV posted */
@@ -121,6 +122,7 @@ struct ct {
 	pthread_mutex_t lock;
 	pthread_cond_t cv; /* any change: reply, credit, role */
 	pthread_mutex_t auth_lock;
+	pthread_mutex_t gss_lock; /* RPCSEC_GSS calls, one at a time */
 
 	struct rpcrdma_opts opts; /* src_addr points into src_str */
 	char *src_str;
@@ -473,7 +475,7 @@ static void ct_dispatch(struct ct *ct, struct rpcrdma_rx *rx)
 	case RPCRDMA_MSG:
 		/* The RPC reply follows the header in the receive buffer. */
 		len = rx->len - hlen;
-		if (len > s->reply_area) {
+		if (len > (s->nwrites ? s->wbase : s->reply_cap)) {
 			slot_finish(ct, s, -EBADMSG);
 			break;
 		}
@@ -529,6 +531,12 @@ static int ct_poll(struct ct *ct, ct_pred pred, void *arg,
 		pthread_mutex_lock(&ct->lock);
 		if (n > 0) {
 			ct_dispatch(ct, &rx);
+			/* A peer that keeps messages coming must not hold
+			 * the poller past its deadline. */
+			if (!pred(ct, arg) && remaining_ms(dl) <= 0) {
+				rc = -ETIMEDOUT;
+				break;
+			}
 		} else if (n == 0) {
 			if (ms == 0 && !ct->inv_pending) {
 				rc = -ETIMEDOUT;
@@ -679,7 +687,6 @@ static int slot_prepare(struct ct *ct, struct ct_slot *s)
 	s->nwrites = 0;
 	s->reply_area = (uint32_t)s->reply_cap;
 	memset(s->wlen, 0, sizeof(s->wlen));
-	rpcrdma_xdrgrow_set_ddp(&s->xdr, ct->opts.ddp_threshold);
 	return 0;
 }
 
@@ -702,6 +709,13 @@ static int ct_get_slot(struct ct *ct, const struct timespec *dl,
 		if (rc)
 			return rc;
 	}
+	if (ct->broken) {
+		/* Reset while waiting (ct_break closed the QP, which woke
+		 * the poller): a credit of the old connection sends nothing;
+		 * the caller reconnects. */
+		rpcrdma_req_credits_put(&ct->credits);
+		return -ENOTCONN;
+	}
 	RPCRDMA_STAT_MAX(ct->ep, inflight_peak, ct->credits.peak);
 	for (uint32_t i = 0; i < ct->nslots; i++) {
 		if (ct->slots[i].state == SLOT_FREE) {
@@ -714,6 +728,14 @@ static int ct_get_slot(struct ct *ct, const struct timespec *dl,
 	/* Cannot happen: slots == credit maximum. */
 	rpcrdma_req_credits_put(&ct->credits);
 	return -ENOSPC;
+}
+
+/* AUTH_NONE and AUTH_SYS keep no per-call state: their WRAP and UNWRAP
+ * may run in parallel. */
+static bool ct_auth_stateless(const AUTH *auth)
+{
+	return auth->ah_cred.oa_flavor == AUTH_NONE ||
+	       auth->ah_cred.oa_flavor == AUTH_SYS;
 }
 
 /* Encodes the call into the slot: header, procedure, credentials, args. */
@@ -731,10 +753,22 @@ static bool ct_encode(struct ct *ct, struct ct_slot *s, uint32_t xid,
 	pthread_mutex_unlock(&ct->lock);
 	memcpy(hdr, &nxid, sizeof(nxid));
 	pthread_mutex_lock(&ct->auth_lock);
+	rpcrdma_xdrgrow_set_ddp(&s->xdr, 0);
 	ok = XDR_PUTBYTES(&s->xdr, (char *)hdr, sizeof(hdr)) &&
 	     XDR_PUTINT32(&s->xdr, &p) && AUTH_MARSHALL(auth, &s->xdr);
+	/* Items are the arguments' only: the header and credentials are
+	 * not DDP-eligible (RFC 8166 section 3.4.2). */
+	rpcrdma_xdrgrow_set_ddp(&s->xdr, ct->opts.ddp_threshold);
+	if (ct_auth_stateless(auth)) {
+		pthread_mutex_unlock(&ct->auth_lock);
+		return ok && AUTH_WRAP(auth, &s->xdr, xargs, argsp);
+	}
+	/* A flavour with state (RPCSEC_GSS: the sequence number MARSHALL
+	 * took) wraps the arguments with that state: no other call's
+	 * MARSHALL in between. */
+	ok = ok && AUTH_WRAP(auth, &s->xdr, xargs, argsp);
 	pthread_mutex_unlock(&ct->auth_lock);
-	return ok && AUTH_WRAP(auth, &s->xdr, xargs, argsp);
+	return ok;
 }
 
 /* Index of proc's own hint, or ct->nhints (ct->lock held). */
@@ -834,12 +868,12 @@ static bool ct_set_ddp(struct ct *ct, const struct rpcrdma_proc_ddp *r)
  * more than room, what the responder's chunk bound leaves.
  */
 static uint32_t ct_reply_chunk(const struct ct *ct, const struct ct_slot *s,
-			       const struct rpcrdma_inline *inl, uint64_t room)
+			       size_t inline_room, uint64_t room)
 {
 	uint64_t want = ct->opts.max_msg;
 
 	if (s->reply_hint) {
-		if (s->reply_hint <= inl->recv_max - RPCRDMA_HDR_MIN)
+		if (s->reply_hint <= inline_room)
 			return 0;
 		want = ((uint64_t)s->reply_hint + RPCRDMA_XDR_UNIT - 1) &
 		       ~(uint64_t)(RPCRDMA_XDR_UNIT - 1);
@@ -909,7 +943,7 @@ static int ct_plan(struct ct *ct, struct ct_slot *s, uint32_t send_max,
 /* Where write chunk i of s lives: behind the reply area. */
 static uint8_t *slot_write_area(const struct ct_slot *s, uint32_t i)
 {
-	return s->reply_buf + s->reply_area +
+	return s->reply_buf + s->wbase +
 	       (size_t)i * rpcrdma_xdr_roundup(s->ddp_max);
 }
 
@@ -931,7 +965,7 @@ static int ct_send(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
 	struct rpcrdma_msg m;
 	uint8_t hbuf[CT_HDRBUF_LEN];
 	uint64_t room, wbytes, read_bytes = 0, expose;
-	size_t rpc_len, hlen, lists;
+	size_t rpc_len, hlen, lists, inline_room;
 	bool use_win;
 	uint8_t *rpc;
 	int rc;
@@ -949,6 +983,10 @@ static int ct_send(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
 	s->reply_area = (uint32_t)(s->reply_cap - wbytes);
 	for (i = 0; i < s->nwrites; i++)
 		wsegs[i] = 1;
+	/* What an inline reply leaves for the RPC message: the responder's
+	 * header echoes the write list (section 3.3.2). */
+	inline_room = inl->recv_max - rpcrdma_hdr_size_for(0, s->nwrites,
+							    wsegs, 0);
 	/* Read list terminator excluded: the plan adds the read list. */
 	lists = rpcrdma_hdr_size_for(0, s->nwrites, wsegs, 1) -
 		RPCRDMA_HDR_FIXED - 4;
@@ -972,9 +1010,8 @@ static int ct_send(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
 	room -= read_bytes + wbytes;
 	if (room > s->reply_area)
 		room = s->reply_area;
-	s->reply_chunk = ct_reply_chunk(ct, s, inl, room);
-	if (s->reply_hint > inl->recv_max - RPCRDMA_HDR_MIN &&
-	    s->reply_chunk < s->reply_hint) {
+	s->reply_chunk = ct_reply_chunk(ct, s, inline_room, room);
+	if (s->reply_hint > inline_room && s->reply_chunk < s->reply_hint) {
 		/* What the other chunks leave cannot hold the hinted reply:
 		 * fail now rather than after the server ran the call. */
 		*stat = RPC_CANTENCODEARGS;
@@ -992,7 +1029,11 @@ static int ct_send(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
 		s->reply_chunk = (uint32_t)(room < inl->recv_max ? room
 								 : inl->recv_max) &
 				 ~(RPCRDMA_XDR_UNIT - 1);
-	expose = s->nwrites ? s->reply_cap : s->reply_chunk;
+	/* The write chunks sit behind the inline reply and the reply
+	 * chunk (reply_area >= inline_recv leaves room for both). */
+	s->wbase = rpcrdma_xdr_roundup(s->reply_chunk > inl->recv_max ?
+					       s->reply_chunk : inl->recv_max);
+	expose = s->nwrites ? s->wbase + wbytes : s->reply_chunk;
 	use_win = expose && ct_slot_window(ct, ep, s);
 	if (expose && !use_win && inl->peer_remote_inv) {
 		/* No window to expose where R promised one: this connection
@@ -1137,11 +1178,12 @@ static enum clnt_stat ct_decode(struct ct *ct, struct ct_slot *s,
 		ddp |= s->wlen[i] != 0;
 	}
 	dd.n = s->nwrites;
-	if (ddp)
-		(void)rpcrdma_xdrddp_create(&x, &dd, s->reply_buf,
-					    s->reply_len,
-					    ct->opts.ddp_threshold);
-	else
+	if (ddp &&
+	    rpcrdma_xdrddp_create(&x, &dd, s->reply_buf, s->reply_len,
+				  ct->opts.ddp_threshold)) {
+		err->re_status = RPC_CANTDECODERES;
+		return err->re_status;
+	} else if (!ddp)
 		xdrmem_create(&x, (char *)s->reply_buf, s->reply_len,
 			      XDR_DECODE);
 	if (!xdr_replymsg(&x, &reply) || reply.rm_xid != s->xid) {
@@ -1150,16 +1192,28 @@ static enum clnt_stat ct_decode(struct ct *ct, struct ct_slot *s,
 	}
 	_seterr_reply(&reply, err);
 	if (err->re_status == RPC_SUCCESS) {
+		bool stateless = ct_auth_stateless(auth);
+
 		pthread_mutex_lock(&ct->auth_lock);
 		if (!AUTH_VALIDATE(auth, &reply.acpted_rply.ar_verf)) {
 			err->re_status = RPC_AUTHERROR;
 			err->re_why = AUTH_INVALIDRESP;
 		}
-		pthread_mutex_unlock(&ct->auth_lock);
+		if (stateless)
+			pthread_mutex_unlock(&ct->auth_lock);
 		if (err->re_status == RPC_SUCCESS &&
-		    (!AUTH_UNWRAP(auth, &x, xres, resp) ||
-		     (ddp && !rpcrdma_xdrddp_done(&dd))))
+		    !AUTH_UNWRAP(auth, &x, xres, resp))
 			err->re_status = RPC_CANTDECODERES;
+		if (err->re_status == RPC_SUCCESS && ddp &&
+		    !rpcrdma_xdrddp_done(&dd)) {
+			/* Returned bytes the results did not take: not the
+			 * reply to this call's XDR. What was decoded goes
+			 * (libtirpc callers free nothing after a failure). */
+			xdr_free(xres, resp);
+			err->re_status = RPC_CANTDECODERES;
+		}
+		if (!stateless)
+			pthread_mutex_unlock(&ct->auth_lock);
 	} else if (err->re_status == RPC_AUTHERROR) {
 		pthread_mutex_lock(&ct->auth_lock);
 		*refresh = AUTH_REFRESH(auth, &reply);
@@ -1288,7 +1342,7 @@ static enum clnt_stat clnt_rdma_call(CLIENT *cl, rpcproc_t proc,
 	struct rpc_err err;
 	enum clnt_stat st;
 	struct timeval tv;
-	bool refresh;
+	bool refresh, gss;
 
 	pthread_mutex_lock(&ct->lock);
 	if (ct->wait_set || !timeval_ok(&timeout))
@@ -1297,11 +1351,19 @@ static enum clnt_stat clnt_rdma_call(CLIENT *cl, rpcproc_t proc,
 		tv = timeout;
 	pthread_mutex_unlock(&ct->lock);
 	deadline_after(&dl, &tv);
+	/* RPCSEC_GSS checks a reply against the AUTH's current sequence
+	 * number, the last one MARSHALL took: its calls go one at a time,
+	 * as over libtirpc's own transports. */
+	gss = cl->cl_auth->ah_cred.oa_flavor == RPCSEC_GSS;
+	if (gss)
+		pthread_mutex_lock(&ct->gss_lock);
 	do {
 		refresh = false;
 		st = ct_call_once(ct, proc, xargs, argsp, xres, resp, &dl, &err,
 				  &refresh);
 	} while (st == RPC_AUTHERROR && refresh && refreshes-- > 0);
+	if (gss)
+		pthread_mutex_unlock(&ct->gss_lock);
 
 	pthread_mutex_lock(&ct->lock);
 	ct->error = err;
@@ -1465,6 +1527,7 @@ static void ct_free(struct ct *ct)
 	free(ct->clnt.cl_netid);
 	free(ct->clnt.cl_tp);
 	pthread_cond_destroy(&ct->cv);
+	pthread_mutex_destroy(&ct->gss_lock);
 	pthread_mutex_destroy(&ct->auth_lock);
 	pthread_mutex_destroy(&ct->lock);
 	free(ct);
@@ -1617,15 +1680,20 @@ static int ct_init_locks(struct ct *ct)
 	rc = pthread_mutex_init(&ct->auth_lock, NULL);
 	if (rc)
 		goto out_lock;
-	rc = pthread_condattr_init(&ca);
+	rc = pthread_mutex_init(&ct->gss_lock, NULL);
 	if (rc)
 		goto out_auth;
+	rc = pthread_condattr_init(&ca);
+	if (rc)
+		goto out_gss;
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	rc = pthread_cond_init(&ct->cv, &ca);
 	pthread_condattr_destroy(&ca);
 	if (rc)
-		goto out_auth;
+		goto out_gss;
 	return 0;
+out_gss:
+	pthread_mutex_destroy(&ct->gss_lock);
 out_auth:
 	pthread_mutex_destroy(&ct->auth_lock);
 out_lock:
@@ -1654,6 +1722,7 @@ CLIENT *clnt_rdma_create(const char *host, rpcprog_t prog, rpcvers_t vers,
 		ct->opts = *opts;
 	else
 		rpcrdma_opts_from_env(&ct->opts);
+	ct->opts.ddp_threshold = rpcrdma_ddp_min(ct->opts.ddp_threshold);
 	rc = rpcrdma_opts_to_ep(&ct->opts, &ct->eo);
 	if (rc || ct->opts.max_msg < RPCRDMA_XDR_UNIT) {
 		free(ct);

@@ -250,7 +250,9 @@ static void call_put(struct svc_call *k)
 			struct svc_call *f = &c->calls[i];
 
 			if (f->rdcap > SVC_KEEP_BYTES ||
-			    f->callcap > SVC_KEEP_BYTES)
+			    f->callcap > SVC_KEEP_BYTES ||
+			    (f->reply_ok &&
+			     rpcrdma_xdrgrow_cap(&f->reply) > SVC_KEEP_BYTES))
 				call_free_buffers(f);
 		}
 	}
@@ -982,6 +984,9 @@ static bool_t conn_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 		goto out_err_chunk;	/* larger than max_msg */
 	(void)rpcrdma_xdrgrow_buf(&k->reply, &len);
 	nitems = rpcrdma_xdrgrow_items(&k->reply, &items);
+	/* Items past the offered chunks stay where they are anyway. */
+	if (nitems > k->hdr.nwrites)
+		nitems = k->hdr.nwrites;
 	if (k->hdr.has_reply) {
 		reply_cap.nsegs = k->hdr.reply.nsegs;
 		reply_cap.bytes = rpcrdma_chunk_length(&k->hdr, &k->hdr.reply);
@@ -995,6 +1000,13 @@ static bool_t conn_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 	rc = rpcrdma_plan_reply((uint32_t)len, items, nitems, c->ddp_min,
 				send_max, writes, k->hdr.nwrites, &reply_cap,
 				&plan);
+	if (rc == -EINVAL && nitems) {
+		/* Items an XDR routine emitted oddly stay in the reply. */
+		nitems = 0;
+		rc = rpcrdma_plan_reply((uint32_t)len, NULL, 0, 0, send_max,
+					writes, k->hdr.nwrites, &reply_cap,
+					&plan);
+	}
 	if (rc)
 		goto out_err_chunk;
 	call_xfer_reset(k);
@@ -1086,7 +1098,7 @@ static int conn_create(struct svc_lsn *lsn, struct rpcrdma_ep *ep)
 	c->ep = ep;
 	c->max_msg = lsn->opts.max_msg;
 	c->max_credits = lsn->opts.credits;
-	c->ddp_min = lsn->opts.ddp_threshold;
+	c->ddp_min = rpcrdma_ddp_min(lsn->opts.ddp_threshold);
 	rpcrdma_limits_default(&c->lim);
 	/* Calls in progress are bounded by the grant; as many again, and
 	 * some, may be waiting only for their reply's Send to complete

@@ -10,7 +10,9 @@
  * next gets zeros without consuming inline bytes. An item at or above the
  * DDP threshold that meets an unused chunk (length 0) stayed inline: the
  * responder found the chunk too small and moves later items into later
- * chunks. Everything else reads the inline part (xdrmem).
+ * chunks; one that meets a chunk holding other data fails the decode.
+ * Everything else reads the inline part (xdrmem), and XDR_GETPOS counts
+ * inline bytes only.
  */
 #include <errno.h>
 #include <string.h>
@@ -63,8 +65,13 @@ static bool_t dd_getbytes(XDR *xdrs, char *addr, u_int len)
 			d->next++;
 			return TRUE;
 		}
-		if (c->len == 0 && d->ddp_min && len >= d->ddp_min)
+		if (d->ddp_min && len >= d->ddp_min) {
+			/* An eligible item meets a chunk with other data:
+			 * the reply does not match this XDR routine. */
+			if (c->len)
+				return FALSE;
 			d->next++;
+		}
 	}
 	return XDR_GETBYTES(&d->inner, addr, len);
 }
@@ -99,10 +106,10 @@ static void dd_destroy(XDR *xdrs)
 
 static bool_t dd_control(XDR *xdrs, int req, void *info)
 {
-	(void)xdrs;
-	(void)req;
-	(void)info;
-	return FALSE;
+	XDR *in = &to_dd(xdrs)->inner;
+
+	return in->x_ops->x_control ? in->x_ops->x_control(in, req, info)
+				    : FALSE;
 }
 
 static const struct xdr_ops xdrddp_ops = {

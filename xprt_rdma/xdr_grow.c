@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
+#include <rpcrdma/splice.h>
 #include "xprt.h"
 
 struct xdrgrow {
@@ -132,8 +133,10 @@ static bool_t xg_setpostn(XDR *xdrs, u_int pos)
 		return FALSE;
 	xg->pos = pos;
 	/* What is written from here on may overwrite a noted item. */
-	while (xg->nitems && (uint64_t)xg->items[xg->nitems - 1].offset +
-				     xg->items[xg->nitems - 1].length > pos)
+	while (xg->nitems &&
+	       (uint64_t)xg->items[xg->nitems - 1].offset +
+			       rpcrdma_xdr_roundup(
+				       xg->items[xg->nitems - 1].length) > pos)
 		xg->nitems--;
 	return TRUE;
 }
@@ -229,6 +232,11 @@ void rpcrdma_xdrgrow_reset(XDR *xdrs)
 	xg->end = 0;
 	xg->nitems = 0;
 	xdrs->x_op = XDR_ENCODE;
+}
+
+size_t rpcrdma_xdrgrow_cap(XDR *xdrs)
+{
+	return to_xg(xdrs)->cap;
 }
 
 void rpcrdma_xdrgrow_set_ddp(XDR *xdrs, uint32_t min)

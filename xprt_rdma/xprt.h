@@ -39,6 +39,8 @@ void *rpcrdma_xdrgrow_buf(XDR *xdrs, size_t *len);
 void rpcrdma_xdrgrow_reset(XDR *xdrs);
 /* Frees the buffer; XDR_DESTROY does the same. */
 void rpcrdma_xdrgrow_destroy(XDR *xdrs);
+/* Bytes the buffer holds now (it keeps its largest size until freed). */
+size_t rpcrdma_xdrgrow_cap(XDR *xdrs);
 /* Notes, from now on, the data items of at least min bytes (0: none) that
  * the generic DDP rule may move into chunks (up to RPCRDMA_PLAN_MAX_ITEMS,
  * later ones stay inline). */
@@ -51,6 +53,17 @@ uint32_t rpcrdma_xdrgrow_items(XDR *xdrs, const struct rpcrdma_item **items);
  * -ENOMEM. */
 int rpcrdma_xdrgrow_gather(XDR *xdrs, const struct rpcrdma_extent *ext,
 			   uint32_t n, size_t *off);
+
+/*
+ * The DDP threshold in force: a credential or verifier (at most
+ * MAX_AUTH_BYTES, 400, RFC 5531 section 8.2) is never an item, so no
+ * threshold is below RPCRDMA_DDP_MIN (0 stays 0: no DDP).
+ */
+static inline uint32_t rpcrdma_ddp_min(uint32_t threshold)
+{
+	return threshold && threshold < RPCRDMA_DDP_MIN ? RPCRDMA_DDP_MIN
+						       : threshold;
+}
 
 /*
  * Decode stream over an inline reply whose data items came in write

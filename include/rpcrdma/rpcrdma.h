@@ -52,9 +52,11 @@ struct rpcrdma_opts {
 				 * (client: a read chunk when the call does
 				 * not fit inline; server: the next write
 				 * chunk offered). Both ends must agree;
-				 * RPCRDMA_DDP_THRESHOLD, 0: never */
+				 * RPCRDMA_DDP_THRESHOLD, 0: never; values
+				 * below RPCRDMA_DDP_MIN count as it */
 };
 #define RPCRDMA_DDP_THRESHOLD	1024u
+#define RPCRDMA_DDP_MIN		512u
 void rpcrdma_opts_default(struct rpcrdma_opts *o);
 
 /* clnt_control() requests beyond libtirpc's own. */

@@ -10,10 +10,15 @@ struct rpcrdma_stats {
 	/* Transport headers sent / received, by rdma_proc. */
 	uint64_t sent_msg, sent_nomsg, sent_error;
 	uint64_t recv_msg, recv_nomsg, recv_error;
-	/* Requester: how calls went out and how replies came back. */
+	/* Requester: how calls went out and how replies came back
+	 * (replies_write_chunks: replies with data in a write chunk, also
+	 * counted as inline or long by how the rest came). */
 	uint64_t calls_inline, calls_read_chunks, calls_long;
 	uint64_t replies_inline, replies_write_chunks, replies_long;
-	/* Chunks by kind, and bytes moved by RDMA Read / RDMA Write. */
+	/* Chunks by kind, and bytes moved by RDMA Read / RDMA Write.
+	 * Requester: read chunks sent, write and reply chunks offered.
+	 * Responder: calls whose chunks it read, write chunks it filled,
+	 * reply chunks it used. */
 	uint64_t read_chunks, write_chunks, reply_chunks;
 	uint64_t rdma_read_bytes, rdma_write_bytes;
 	/* RDMA_ERROR by code, both directions. */

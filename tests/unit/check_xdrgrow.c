@@ -404,6 +404,12 @@ START_TEST(test_items_noted)
 	ck_assert_uint_eq(it[2].offset, 8 + 5004 + 4 + 1500);
 	ck_assert_uint_eq(it[2].length, 2048);
 	ck_assert_uint_eq(it[3].length, 4096);
+	/* Rewinding into an item's round-up forgets it too. */
+	ck_assert(XDR_SETPOS(&x, it[0].offset + 5002));
+	ck_assert_uint_eq(rpcrdma_xdrgrow_items(&x, &it), 0);
+	rpcrdma_xdrgrow_reset(&x);
+	ck_assert(xdr_ddp_res(&x, &r));
+	ck_assert_uint_eq(rpcrdma_xdrgrow_items(&x, &it), 4);
 	/* Rewinding into an item forgets it and those after it. */
 	ck_assert(XDR_SETPOS(&x, it[1].offset + 4));
 	ck_assert_uint_eq(rpcrdma_xdrgrow_items(&x, &it), 1);
@@ -566,6 +572,18 @@ START_TEST(test_ddp_mismatch)
 	ck_assert(!rpcrdma_xdrddp_done(&dd));
 	XDR_DESTROY(&dx);
 	free(p);
+	/* An item at the threshold meeting a chunk of another length. */
+	p = NULL;
+	plen = 0;
+	w[0] = htonl(1500);
+	memcpy(inl, w, 4);
+	dd.n = 1;
+	dd.chunks[0].len = 2000;
+	ck_assert_int_eq(rpcrdma_xdrddp_create(&dx, &dd, inl, 4, 1024), 0);
+	ck_assert(!xdr_bytes(&dx, &p, &plen, ~0u));
+	XDR_DESTROY(&dx);
+	free(p);
+	p = NULL;
 	/* Too many chunks for the stream. */
 	dd.n = RPCRDMA_MAX_WRITE_CHUNKS + 1;
 	ck_assert_int_eq(rpcrdma_xdrddp_create(&dx, &dd, inl, 4, 1024),

@@ -51,7 +51,7 @@ struct blob {
 };
 bool_t xdr_blob(XDR *x, struct blob *b);
 /* Up to 4 blobs, each an item for the generic DDP rule. */
-#define T_MAX_BLOBS	4
+#define T_MAX_BLOBS	12
 struct blobs {
 	u_int n;
 	struct blob b[T_MAX_BLOBS];

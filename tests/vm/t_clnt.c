@@ -331,6 +331,16 @@ static void echo_check(CLIENT *cl, size_t n, bool want_call_inline,
 	free(arg.data);
 }
 
+/* HASH of a blob: the server saw exactly its bytes. */
+static void hash_check(CLIENT *cl, struct blob *arg)
+{
+	u_int h = 0;
+
+	expect_ok(cl, clnt_call(cl, P_HASH, XP(xdr_blob), arg, XP(xdr_u_int),
+				&h, tmo), "hash");
+	ck_assert_uint_eq(h, fnv1a(arg->data, arg->len));
+}
+
 /* FILL n: a small inline call, an n-byte reply. */
 static void fill_check(CLIENT *cl, u_int n, bool want_reply_inline)
 {
@@ -605,14 +615,11 @@ START_TEST(test_big)
 	struct rpcrdma_stats a, b;
 	struct srv s;
 	CLIENT *cl;
-	u_int h = 0;
 
 	srv_start(&s, 4, T_BIG_MSG);
 	cl = clnt_mk(s.port, 4, T_BIG_MSG);
 	a = stats_of(cl);
-	expect_ok(cl, clnt_call(cl, P_HASH, XP(xdr_blob), &arg, XP(xdr_u_int),
-				&h, tmo), "hash");
-	ck_assert_uint_eq(h, fnv1a(arg.data, arg.len));
+	hash_check(cl, &arg);
 	b = stats_of(cl);
 	/* The blob in a read chunk at its position (DDP). */
 	ck_assert_uint_eq(b.calls_read_chunks - a.calls_read_chunks, 1);
@@ -630,9 +637,7 @@ START_TEST(test_big)
 		lc = clnt_mk(s.port, 4, T_BIG_MSG);
 		clnt_base = NULL;
 		a = stats_of(lc);
-		expect_ok(lc, clnt_call(lc, P_HASH, XP(xdr_blob), &arg,
-					XP(xdr_u_int), &h, tmo), "hash");
-		ck_assert_uint_eq(h, fnv1a(arg.data, arg.len));
+		hash_check(lc, &arg);
 		b = stats_of(lc);
 		ck_assert_uint_eq(b.calls_long - a.calls_long, 1);
 		echo_check(lc, mib << 18, false, false);
@@ -1122,7 +1127,6 @@ START_TEST(test_remote_invalidation)
 	struct srv s;
 	CLIENT *cl;
 	bool win = windows_expected();
-	u_int h = 0;
 
 	srv_start(&s, 8, 1u << 20);
 	cl = clnt_mk(s.port, 8, 1u << 20);
@@ -1144,9 +1148,7 @@ START_TEST(test_remote_invalidation)
 	 * too (two rkeys), the server sends a plain Send. */
 	ck_assert(clnt_control(cl, CLSET_RDMA_PROC_REPLY, (char *)&hr));
 	a = stats_of(cl);
-	expect_ok(cl, clnt_call(cl, P_HASH, XP(xdr_blob), &arg, XP(xdr_u_int),
-				&h, tmo), "hash");
-	ck_assert_uint_eq(h, fnv1a(arg.data, arg.len));
+	hash_check(cl, &arg);
 	b = stats_of(cl);
 	ck_assert_uint_eq(b.calls_read_chunks - a.calls_read_chunks, 1);
 	ck_assert_uint_eq(b.reply_chunks - a.reply_chunks, win ? 1 : 0);
@@ -1166,6 +1168,119 @@ START_TEST(test_remote_invalidation)
 			  win ? 1 : 0);
 	ck_assert_uint_eq(b.connects, a.connects);
 	free(arg.data);
+	clnt_destroy(cl);
+	srv_stop(&s);
+}
+END_TEST
+
+/*
+ * A flavour with per-call state, as RPCSEC_GSS is (its WRAP uses the
+ * sequence number its MARSHALL took): MARSHALL counts, WRAP checks, after
+ * a pause, that no other call's MARSHALL came in between. On the wire it
+ * is AUTH_NONE. Its flavour number is private (RFC 5531 section 8.2).
+ */
+#define T_FLAVOR	390000
+static atomic_uint stateful_seq, stateful_mixups, stateful_wraps;
+static _Thread_local unsigned int stateful_mine;
+
+static int stateful_marshal(AUTH *a, XDR *x)
+{
+	int32_t none[4] = { 0, 0, 0, 0 };
+
+	(void)a;
+	stateful_mine = atomic_fetch_add(&stateful_seq, 1) + 1;
+	return XDR_PUTBYTES(x, (char *)none, sizeof(none));
+}
+
+static int stateful_wrap(AUTH *a, XDR *x, xdrproc_t f, caddr_t p)
+{
+	(void)a;
+	usleep(300);	/* widens the window another MARSHALL would use */
+	if (atomic_load(&stateful_seq) != stateful_mine)
+		atomic_fetch_add(&stateful_mixups, 1);
+	atomic_fetch_add(&stateful_wraps, 1);
+	return (*f)(x, p);
+}
+
+static int stateful_validate(AUTH *a, struct opaque_auth *v)
+{
+	(void)a;
+	(void)v;
+	return TRUE;
+}
+
+static int stateful_unwrap(AUTH *a, XDR *x, xdrproc_t f, caddr_t p)
+{
+	(void)a;
+	return (*f)(x, p);
+}
+
+static int stateful_refresh(AUTH *a, void *m)
+{
+	(void)a;
+	(void)m;
+	return FALSE;
+}
+
+static void stateful_nop(AUTH *a)
+{
+	(void)a;
+}
+
+static struct auth_ops stateful_ops = {
+	.ah_nextverf = stateful_nop,
+	.ah_marshal = stateful_marshal,
+	.ah_validate = stateful_validate,
+	.ah_refresh = stateful_refresh,
+	.ah_destroy = stateful_nop,
+	.ah_wrap = stateful_wrap,
+	.ah_unwrap = stateful_unwrap,
+};
+
+static void *stateful_caller(void *arg)
+{
+	CLIENT *cl = arg;
+
+	for (int i = 0; i < 20; i++)
+		if (clnt_call(cl, P_NULL, XP(xdr_void), NULL, XP(xdr_void),
+			      NULL, tmo) != RPC_SUCCESS)
+			return (void *)1;
+	return NULL;
+}
+
+/*
+ * Many threads on one CLIENT with a flavour that keeps per-call state:
+ * its MARSHALL and WRAP of one call are never split by another call's
+ * MARSHALL (RPCSEC_GSS would otherwise wrap with another call's sequence
+ * number).
+ */
+START_TEST(test_auth_stateful_threads)
+{
+	AUTH st, *none;
+	pthread_t th[8];
+	struct srv s;
+	CLIENT *cl;
+
+	memset(&st, 0, sizeof(st));
+	st.ah_cred.oa_flavor = T_FLAVOR;
+	st.ah_verf = _null_auth;
+	st.ah_ops = &stateful_ops;
+	srv_start(&s, 8, 1u << 16);
+	cl = clnt_mk(s.port, 8, 1u << 16);
+	none = cl->cl_auth;
+	cl->cl_auth = &st;
+	for (int i = 0; i < 8; i++)
+		ck_assert_int_eq(pthread_create(&th[i], NULL, stateful_caller,
+						cl), 0);
+	for (int i = 0; i < 8; i++) {
+		void *r;
+
+		pthread_join(th[i], &r);
+		ck_assert_ptr_null(r);
+	}
+	ck_assert_uint_eq(atomic_load(&stateful_wraps), 8 * 20);
+	ck_assert_uint_eq(atomic_load(&stateful_mixups), 0);
+	cl->cl_auth = none;
 	clnt_destroy(cl);
 	srv_stop(&s);
 }
@@ -1275,6 +1390,7 @@ static Suite *clnt_suite(void)
 	tcase_add_test(tc, test_unasked_remote_invalidation);
 	tcase_add_test(tc, test_bad_write_list);
 	tcase_add_test(tc, test_remote_invalidation);
+	tcase_add_test(tc, test_auth_stateful_threads);
 	tcase_add_test(tc, test_reconnect);
 	suite_add_tcase(s, tc);
 	tcase_set_timeout(big, 400);

@@ -755,6 +755,45 @@ START_TEST(test_ddp)
 	ck_assert_uint_eq(b.replies_write_chunks, a.replies_write_chunks);
 	ck_assert_uint_eq(b.replies_long - a.replies_long, 1);
 
+	/* More items than chunks offered (10 against 2): the first two
+	 * placed, the rest in the reply chunk. */
+	{
+		const size_t sizes[] = { 1100, 1101, 1102, 1103, 1104,
+					 1105, 1106, 1107, 1108, 1109 };
+
+		dm.items = 2;
+		dm.item_max = 2048;
+		ck_assert(clnt_control(cl, CLSET_RDMA_PROC_DDP, (char *)&dm));
+		sa = svc_stats_of(x);
+		echo_many(cl, sizes, 10, false);
+		sb = svc_stats_of(x);
+		ck_assert_uint_eq(sb.write_chunks - sa.write_chunks, 2);
+		ck_assert_uint_eq(sb.reply_chunks - sa.reply_chunks, 1);
+		ck_assert_uint_eq(sb.err_chunk_sent, sa.err_chunk_sent);
+	}
+	/* A reply bound just over what the echoed write list leaves of the
+	 * inline threshold (4096 - 28 - 24 < 4056): a reply chunk is
+	 * offered, the reply is a Long Reply, not ERR_CHUNK. */
+	{
+		const size_t sizes[] = { 2000, 4020 };
+		struct rpcrdma_proc_reply hm = { P_ECHO_MANY, 4056 };
+
+		dm.items = 1;
+		dm.item_max = 2048;
+		ck_assert(clnt_control(cl, CLSET_RDMA_PROC_DDP, (char *)&dm));
+		ck_assert(clnt_control(cl, CLSET_RDMA_PROC_REPLY,
+				       (char *)&hm));
+		a = clnt_stats(cl);
+		sa = svc_stats_of(x);
+		echo_many(cl, sizes, 2, true);
+		b = clnt_stats(cl);
+		sb = svc_stats_of(x);
+		ck_assert_uint_eq(b.reply_chunks - a.reply_chunks, 1);
+		ck_assert_uint_eq(sb.write_chunks - sa.write_chunks, 1);
+		ck_assert_uint_eq(b.replies_long - a.replies_long, 1);
+		ck_assert_uint_eq(sb.err_chunk_sent, sa.err_chunk_sent);
+	}
+
 	/* Forgotten: no write chunk offered. */
 	d.items = 0;
 	ck_assert(clnt_control(cl, CLSET_RDMA_PROC_DDP, (char *)&d));
