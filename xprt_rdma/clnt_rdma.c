@@ -90,7 +90,10 @@ struct ct_slot {
 	size_t reply_cap;
 	struct rpcrdma_mr *call_mr;  /* Long Call: REMOTE_READ */
 	struct rpcrdma_mr *reply_mr; /* reply chunk: REMOTE_WRITE */
-	struct rpcrdma_win *win;     /* reply chunk: over reply_buf */
+	struct rpcrdma_win *win;     /* write and reply chunks: over
+				      * reply_buf */
+	struct rpcrdma_win *call_win; /* read chunks: over the call's
+				       * buffer (remade when it grows) */
 	/* Delivered by the poller. */
 	int err;	    /* 0, -ENOTCONN, -EBADMSG, -EPROTO */
 	uint32_t rdma_err;  /* RDMA_ERROR code with -EPROTO */
@@ -134,6 +137,7 @@ struct ct {
 
 	struct rpcrdma_ep *ep; /* NULL until (re)connected */
 	bool broken;	       /* reconnect when nobody uses ep */
+	bool connecting;       /* a caller connects, without the lock */
 	bool no_windows;       /* this connection cannot make them */
 	uint32_t inv_pending;  /* slots with inv_pending set */
 	bool polling;	       /* the poller role is taken */
@@ -314,21 +318,34 @@ static bool ct_revoke(struct ct *ct, struct ct_slot *s,
 		 * revoked already and must never be invalidated again (rxe
 		 * crashes); the connection is closed.
 		 */
+		struct rpcrdma_win *mine = NULL;
+
 		if (s && !s->inv_pending && ct->ep &&
-		    rpcrdma_ep_inline(ct->ep)->peer_remote_inv &&
-		    rpcrdma_win_owns(s->win, rx->inv_rkey)) {
-			rpcrdma_win_invalidated(s->win);
-			return true;
+		    rpcrdma_ep_inline(ct->ep)->peer_remote_inv)
+			mine = rpcrdma_win_owns(s->win, rx->inv_rkey) ? s->win
+			     : rpcrdma_win_owns(s->call_win, rx->inv_rkey) ?
+				       s->call_win : NULL;
+		if (mine) {
+			rpcrdma_win_invalidated(mine);
+		} else {
+			for (uint32_t i = 0; i < ct->nslots; i++) {
+				struct ct_slot *o = &ct->slots[i];
+
+				if (rpcrdma_win_owns(o->win, rx->inv_rkey))
+					rpcrdma_win_invalidated(o->win);
+				if (rpcrdma_win_owns(o->call_win,
+						     rx->inv_rkey))
+					rpcrdma_win_invalidated(o->call_win);
+			}
+			ct_break(ct);
+			return false;
 		}
-		for (uint32_t i = 0; i < ct->nslots; i++)
-			if (rpcrdma_win_owns(ct->slots[i].win, rx->inv_rkey))
-				rpcrdma_win_invalidated(ct->slots[i].win);
-		ct_break(ct);
-		return false;
 	}
-	if (!s || !rpcrdma_win_bound(s->win) || s->inv_pending)
+	if (!s || s->inv_pending ||
+	    (!rpcrdma_win_bound(s->win) && !rpcrdma_win_bound(s->call_win)))
 		return true;
-	if (rpcrdma_win_invalidate_post(s->win)) {
+	if (rpcrdma_win_invalidate_post(s->win) ||
+	    rpcrdma_win_invalidate_post(s->call_win)) {
 		ct_break(ct);
 		return false;
 	}
@@ -359,6 +376,9 @@ static void ct_flush_invalidations(struct ct *ct)
 			continue;
 		pthread_mutex_unlock(&ct->lock);
 		rc = rpcrdma_win_invalidate_wait(s->win, CT_INVALIDATE_MS);
+		if (!rc)
+			rc = rpcrdma_win_invalidate_wait(s->call_win,
+							 CT_INVALIDATE_MS);
 		pthread_mutex_lock(&ct->lock);
 		if (!s->inv_pending)
 			continue;	/* reset meanwhile */
@@ -598,44 +618,70 @@ static bool pred_credit(struct ct *ct, void *arg)
 
 /* --- connection --- */
 
-/* Connects within timeout_ms (never more than the CLIENT's own limit). */
-static int ct_connect(struct ct *ct, int timeout_ms)
+/* Takes a new endpoint into use (ct->lock held, or at creation). */
+static void ct_install(struct ct *ct, struct rpcrdma_ep *ep)
 {
-	struct rpcrdma_ep_opts eo = ct->eo;
-	struct rpcrdma_ep *ep;
-	int rc;
-
-	if (timeout_ms < eo.timeout_ms)
-		eo.timeout_ms = timeout_ms;
-	rc = rpcrdma_ep_connect(
-	    (struct sockaddr *)&ct->addr,
-	    ct->has_src ? (struct sockaddr *)&ct->src : NULL, &eo, &ep);
-	if (rc)
-		return rc;
 	ct->ep = ep;
 	ct->broken = false;
 	ct->no_windows = false;
 	rpcrdma_req_credits_init(&ct->credits, ct->nslots);
 	pthread_cond_broadcast(&ct->cv);
-	return 0;
 }
 
-static void ct_disconnect(struct ct *ct)
+/* Connects within timeout_ms (never more than the CLIENT's own limit). */
+static int ct_connect_ep(struct ct *ct, int timeout_ms,
+			 struct rpcrdma_ep **out)
 {
+	struct rpcrdma_ep_opts eo = ct->eo;
+
+	if (timeout_ms < eo.timeout_ms)
+		eo.timeout_ms = timeout_ms;
+	return rpcrdma_ep_connect(
+	    (struct sockaddr *)&ct->addr,
+	    ct->has_src ? (struct sockaddr *)&ct->src : NULL, &eo, out);
+}
+
+/* The first connection, at creation. */
+static int ct_connect(struct ct *ct, int timeout_ms)
+{
+	struct rpcrdma_ep *ep;
+	int rc = ct_connect_ep(ct, timeout_ms, &ep);
+
+	if (!rc)
+		ct_install(ct, ep);
+	return rc;
+}
+
+/*
+ * Lets go of the endpoint (ct->lock held): the slots' registrations and
+ * windows first (windows die before their endpoint), its counters kept.
+ * Returns it for rpcrdma_ep_destroy, which may drain for a while: better
+ * without the lock.
+ */
+static struct rpcrdma_ep *ct_detach(struct ct *ct)
+{
+	struct rpcrdma_ep *ep = ct->ep;
+
 	for (uint32_t i = 0; i < ct->nslots; i++) {
 		slot_dereg(&ct->slots[i]);
 		rpcrdma_win_destroy(ct->slots[i].win);
 		ct->slots[i].win = NULL;
+		rpcrdma_win_destroy(ct->slots[i].call_win);
+		ct->slots[i].call_win = NULL;
 	}
-	if (ct->ep) {
-		stats_add(&ct->base, rpcrdma_ep_stats(ct->ep));
-		rpcrdma_ep_destroy(ct->ep);
-		ct->ep = NULL;
-	}
+	if (ep)
+		stats_add(&ct->base, rpcrdma_ep_stats(ep));
+	ct->ep = NULL;
+	return ep;
 }
 
-/* Makes sure a live endpoint exists (ct->lock held): waits until the
- * calls on a broken one are gone, then reconnects. */
+/*
+ * Makes sure a live endpoint exists (ct->lock held): waits until the
+ * calls on a broken one are gone, then reconnects. One caller connects,
+ * without the lock (a connect can take its whole timeout): the others
+ * wait on the condition variable within their own deadlines, and
+ * clnt_control and other calls' completions go on meanwhile.
+ */
 static int ct_ensure_conn(struct ct *ct, const struct timespec *dl)
 {
 	for (;;) {
@@ -644,15 +690,25 @@ static int ct_ensure_conn(struct ct *ct, const struct timespec *dl)
 				return 0;
 			ct_break(ct);
 		}
-		if (ct->ep_users == 0 && !ct->polling) {
+		if (ct->ep_users == 0 && !ct->polling && !ct->connecting) {
 			/* A reconnect spends the call's time, not more. */
-			int ms = remaining_ms(dl);
+			int ms = remaining_ms(dl), rc;
+			struct rpcrdma_ep *old, *ep = NULL;
 
 			if (ms <= 0)
 				return -ETIMEDOUT;
 			ct_break(ct); /* drops abandoned slots */
-			ct_disconnect(ct);
-			return ct_connect(ct, ms);
+			old = ct_detach(ct);
+			ct->connecting = true;
+			pthread_mutex_unlock(&ct->lock);
+			rpcrdma_ep_destroy(old);
+			rc = ct_connect_ep(ct, ms, &ep);
+			pthread_mutex_lock(&ct->lock);
+			ct->connecting = false;
+			if (!rc)
+				ct_install(ct, ep);
+			pthread_cond_broadcast(&ct->cv);
+			return rc;
 		}
 		if (pthread_cond_timedwait(&ct->cv, &ct->lock, dl) == ETIMEDOUT)
 			return -ETIMEDOUT;
@@ -886,13 +942,15 @@ static uint32_t ct_reply_chunk(const struct ct *ct, const struct ct_slot *s,
 }
 
 /*
- * The slot's window on ep (made at its first use on this connection, over
- * the whole reply buffer), free to bind: true, or false when the reply
- * chunk must be registered for the call instead (no type-2 windows, or a
- * window still bound after a failure, which a reset will clear).
+ * A slot's window on ep over buf[0, len), made at its first use on this
+ * connection over cap bytes, and made again when the buffer moved or
+ * grew: true when it is free to bind, false when the chunk must be
+ * registered for the call instead (no type-2 windows, or a window still
+ * bound after a failure, which a reset will clear).
  */
-static bool ct_slot_window(struct ct *ct, struct rpcrdma_ep *ep,
-			   struct ct_slot *s)
+static bool ct_window(struct ct *ct, struct rpcrdma_ep *ep,
+		      struct rpcrdma_win **wp, void *buf, size_t len,
+		      size_t cap)
 {
 	bool off;
 
@@ -901,14 +959,20 @@ static bool ct_slot_window(struct ct *ct, struct rpcrdma_ep *ep,
 	pthread_mutex_unlock(&ct->lock);
 	if (off)
 		return false;
-	if (!s->win && rpcrdma_win_create(ep, s->reply_buf, s->reply_cap,
-					  &s->win)) {
+	if (*wp && !rpcrdma_win_covers(*wp, buf, len)) {
+		/* The buffer moved or grew: a new registration, once. */
+		if (rpcrdma_win_bound(*wp))
+			return false;
+		rpcrdma_win_destroy(*wp);
+		*wp = NULL;
+	}
+	if (!*wp && rpcrdma_win_create(ep, buf, cap, wp)) {
 		pthread_mutex_lock(&ct->lock);
 		ct->no_windows = true;
 		pthread_mutex_unlock(&ct->lock);
 		return false;
 	}
-	return !rpcrdma_win_bound(s->win);
+	return !rpcrdma_win_bound(*wp);
 }
 
 /*
@@ -966,7 +1030,9 @@ static int ct_send(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
 	uint8_t hbuf[CT_HDRBUF_LEN];
 	uint64_t room, wbytes, read_bytes = 0, expose;
 	size_t rpc_len, hlen, lists, inline_room;
-	bool use_win;
+	struct rpcrdma_bind binds[RPCRDMA_MAX_BINDS];
+	bool use_win, use_cwin;
+	uint32_t nb = 0;
 	uint8_t *rpc;
 	int rc;
 
@@ -1017,25 +1083,24 @@ static int ct_send(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
 		*stat = RPC_CANTENCODEARGS;
 		return -EMSGSIZE;
 	}
-	/*
-	 * With R agreed the responder invalidates the rkey when a call names
-	 * only one: that must be a window, never the read chunks'
-	 * registration (an MR cannot be invalidated remotely; the QP would
-	 * fail). A call with read chunks names its window too, as a reply
-	 * chunk that can hold any reply its hint lets fit inline.
-	 */
-	if (plan.nchunks && !s->nwrites && !s->reply_chunk &&
-	    inl->peer_remote_inv)
-		s->reply_chunk = (uint32_t)(room < inl->recv_max ? room
-								 : inl->recv_max) &
-				 ~(RPCRDMA_XDR_UNIT - 1);
 	/* The write chunks sit behind the inline reply and the reply
 	 * chunk (reply_area >= inline_recv leaves room for both). */
 	s->wbase = rpcrdma_xdr_roundup(s->reply_chunk > inl->recv_max ?
 					       s->reply_chunk : inl->recv_max);
 	expose = s->nwrites ? s->wbase + wbytes : s->reply_chunk;
-	use_win = expose && ct_slot_window(ct, ep, s);
-	if (expose && !use_win && inl->peer_remote_inv) {
+	use_win = expose && ct_window(ct, ep, &s->win, s->reply_buf,
+				      s->reply_cap, s->reply_cap);
+	use_cwin = plan.nchunks &&
+		   ct_window(ct, ep, &s->call_win, rpc, rpc_len,
+			     rpcrdma_xdrgrow_cap(&s->xdr));
+	/*
+	 * With R agreed the responder invalidates the rkey when a call names
+	 * only one: what the call exposes must be windows, never a
+	 * registration (an MR cannot be invalidated remotely; the QP would
+	 * fail).
+	 */
+	if (((expose && !use_win) || (plan.nchunks && !use_cwin)) &&
+	    inl->peer_remote_inv) {
 		/* No window to expose where R promised one: this connection
 		 * cannot carry the call; the next one will not promise. */
 		pthread_mutex_lock(&ct->lock);
@@ -1058,14 +1123,15 @@ static int ct_send(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
 	rpcrdma_msg_init(&m, s->xid, ct->opts.credits,
 			 plan.kind == RPCRDMA_CALL_LONG ? RPCRDMA_NOMSG
 							: RPCRDMA_MSG);
-	if (plan.nchunks) {
+	if (plan.nchunks && !use_cwin) {
 		rc = rpcrdma_ep_reg(ep, rpc, rpc_len,
 				    RPCRDMA_ACCESS_REMOTE_READ, &s->call_mr);
 		if (rc)
 			goto out_sys;
 	}
 	for (i = 0; i < plan.nchunks; i++) {
-		seg.handle = rpcrdma_mr_rkey(s->call_mr);
+		seg.handle = use_cwin ? rpcrdma_win_next_rkey(s->call_win)
+				      : rpcrdma_mr_rkey(s->call_mr);
 		seg.length = plan.chunks[i].length;
 		seg.offset = (uint64_t)(uintptr_t)(rpc + plan.chunks[i].offset);
 		rc = rpcrdma_msg_add_read(&m, plan.chunks[i].position, &seg);
@@ -1124,10 +1190,18 @@ static int ct_send(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
 		CT_INC(ct, reply_chunks);
 	pthread_mutex_unlock(&ct->lock);
 
-	if (use_win)
-		rc = rpcrdma_ep_send_bind(ep, iov, (int)niov, s->win,
-					  (size_t)expose,
-					  RPCRDMA_ACCESS_REMOTE_WRITE);
+	if (use_cwin) {
+		binds[nb].w = s->call_win;
+		binds[nb].len = rpc_len;
+		binds[nb++].access = RPCRDMA_ACCESS_REMOTE_READ;
+	}
+	if (use_win) {
+		binds[nb].w = s->win;
+		binds[nb].len = (size_t)expose;
+		binds[nb++].access = RPCRDMA_ACCESS_REMOTE_WRITE;
+	}
+	if (nb)
+		rc = rpcrdma_ep_send_bind(ep, iov, (int)niov, binds, nb);
 	else
 		rc = rpcrdma_ep_send(ep, iov, (int)niov, 0);
 	if (rc) {
@@ -1137,7 +1211,8 @@ static int ct_send(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
 			s->state = SLOT_DONE;
 		/* A window bound without its call: only a new connection
 		 * frees it for sure. */
-		if (rc == -ENOTCONN || rpcrdma_win_bound(s->win))
+		if (rc == -ENOTCONN || rpcrdma_win_bound(s->win) ||
+		    rpcrdma_win_bound(s->call_win))
 			ct_break(ct);
 		pthread_mutex_unlock(&ct->lock);
 	}
@@ -1515,7 +1590,7 @@ static bool_t clnt_rdma_control(CLIENT *cl, u_int req, void *info)
 
 static void ct_free(struct ct *ct)
 {
-	ct_disconnect(ct);
+	rpcrdma_ep_destroy(ct_detach(ct));
 	for (uint32_t i = 0; i < ct->nslots; i++) {
 		if (ct->slots[i].xdr_ok)
 			rpcrdma_xdrgrow_destroy(&ct->slots[i].xdr);

@@ -182,13 +182,22 @@ bool rpcrdma_win_bound(const struct rpcrdma_win *w);
 bool rpcrdma_win_owns(const struct rpcrdma_win *w, uint32_t rkey);
 /* The peer invalidated it (Send With Invalidate with its rkey). */
 void rpcrdma_win_invalidated(struct rpcrdma_win *w);
-/* Binds w over its first len bytes for access (REMOTE_READ or
- * REMOTE_WRITE) under rpcrdma_win_next_rkey, then sends iov, both posted
- * in order. 0, -EINVAL (bound already, len too large), -EMSGSIZE,
- * -ETIMEDOUT (no send queue room), -ENOTCONN, -errno. */
+/* Whether w's buffer is buf and holds at least len bytes. */
+bool rpcrdma_win_covers(const struct rpcrdma_win *w, const void *buf,
+			size_t len);
+/* One window to bind: over its first len bytes, for access. */
+struct rpcrdma_bind {
+	struct rpcrdma_win *w;
+	size_t len;
+	enum rpcrdma_access access;	/* REMOTE_READ or REMOTE_WRITE */
+};
+#define RPCRDMA_MAX_BINDS	2u
+/* Binds each window under its rpcrdma_win_next_rkey, then sends iov,
+ * all posted in order. 0, -EINVAL (bound already, len too large),
+ * -EMSGSIZE, -ETIMEDOUT (no send queue room), -ENOTCONN, -errno. */
 int rpcrdma_ep_send_bind(struct rpcrdma_ep *ep, const struct iovec *iov,
-			 int iovcnt, struct rpcrdma_win *w, size_t len,
-			 enum rpcrdma_access access);
+			 int iovcnt, const struct rpcrdma_bind *b,
+			 uint32_t nb);
 /* Invalidates a bound window locally in two steps: post (several
  * windows' may be posted), then wait for each (the caller must be the
  * endpoint's only poller meanwhile; the send queue completes them in

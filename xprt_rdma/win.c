@@ -144,46 +144,68 @@ void rpcrdma_win_invalidated(struct rpcrdma_win *w)
 	}
 }
 
-int rpcrdma_ep_send_bind(struct rpcrdma_ep *ep, const struct iovec *iov,
-			 int iovcnt, struct rpcrdma_win *w, size_t len,
-			 enum rpcrdma_access access)
+bool rpcrdma_win_covers(const struct rpcrdma_win *w, const void *buf,
+			size_t len)
 {
-	struct ibv_send_wr wr;
-	uint32_t rkey;
+	return w && w->buf == buf && w->len >= len;
+}
+
+int rpcrdma_ep_send_bind(struct rpcrdma_ep *ep, const struct iovec *iov,
+			 int iovcnt, const struct rpcrdma_bind *b,
+			 uint32_t nb)
+{
+	struct ibv_send_wr wr[RPCRDMA_MAX_BINDS];
+	uint32_t rkey[RPCRDMA_MAX_BINDS], j;
 	size_t total = 0;
 	int i, ret;
 
-	if (!w || w->ep != ep || w->bound || !len || len > w->len ||
-	    (access != RPCRDMA_ACCESS_REMOTE_READ &&
-	     access != RPCRDMA_ACCESS_REMOTE_WRITE))
+	if (!nb || nb > RPCRDMA_MAX_BINDS)
 		return -EINVAL;
+	for (j = 0; j < nb; j++) {
+		const struct rpcrdma_win *w = b[j].w;
+
+		if (!w || w->ep != ep || w->bound || !b[j].len ||
+		    b[j].len > w->len ||
+		    (b[j].access != RPCRDMA_ACCESS_REMOTE_READ &&
+		     b[j].access != RPCRDMA_ACCESS_REMOTE_WRITE) ||
+		    (j && w == b[0].w))
+			return -EINVAL;
+	}
 	for (i = 0; i < iovcnt; i++)
 		total += iov[i].iov_len;
 	if (total > ep->inl.send_max)
 		return -EMSGSIZE;
-	rkey = rpcrdma_win_next_rkey(w);
-	memset(&wr, 0, sizeof(wr));
-	wr.opcode = IBV_WR_BIND_MW;
-	wr.bind_mw.mw = w->mw;
-	wr.bind_mw.rkey = rkey;
-	wr.bind_mw.bind_info.mr = w->mr;
-	wr.bind_mw.bind_info.addr = (uint64_t)(uintptr_t)w->buf;
-	wr.bind_mw.bind_info.length = len;
-	wr.bind_mw.bind_info.mw_access_flags =
-		access == RPCRDMA_ACCESS_REMOTE_READ ? IBV_ACCESS_REMOTE_READ
-						     : IBV_ACCESS_REMOTE_WRITE;
+	for (j = 0; j < nb; j++) {
+		const struct rpcrdma_win *w = b[j].w;
+
+		rkey[j] = rpcrdma_win_next_rkey(w);
+		memset(&wr[j], 0, sizeof(wr[j]));
+		wr[j].opcode = IBV_WR_BIND_MW;
+		wr[j].bind_mw.mw = w->mw;
+		wr[j].bind_mw.rkey = rkey[j];
+		wr[j].bind_mw.bind_info.mr = w->mr;
+		wr[j].bind_mw.bind_info.addr = (uint64_t)(uintptr_t)w->buf;
+		wr[j].bind_mw.bind_info.length = b[j].len;
+		wr[j].bind_mw.bind_info.mw_access_flags =
+			b[j].access == RPCRDMA_ACCESS_REMOTE_READ ?
+				IBV_ACCESS_REMOTE_READ :
+				IBV_ACCESS_REMOTE_WRITE;
+	}
 
 	pthread_mutex_lock(&ep->lock);
-	ret = ep_sq_room(ep, 2, true, ep_deadline_of(EP_SEND_WAIT_MS));
-	if (!ret)
-		ret = ep_sq_post(ep, &wr, false);
-	if (!ret) {
-		/* The window is bound once the bind is on the queue: a Send
-		 * that fails now leaves it for the local invalidation. */
-		w->mw->rkey = rkey;
-		w->bound = true;
-		ret = ep_tx_post(ep, iov, iovcnt, 0, false);
+	ret = ep_sq_room(ep, nb + 1, true, ep_deadline_of(EP_SEND_WAIT_MS));
+	for (j = 0; !ret && j < nb; j++) {
+		ret = ep_sq_post(ep, &wr[j], false);
+		if (!ret) {
+			/* The window is bound once the bind is on the queue:
+			 * a Send that fails now leaves it for the local
+			 * invalidation. */
+			b[j].w->mw->rkey = rkey[j];
+			b[j].w->bound = true;
+		}
 	}
+	if (!ret)
+		ret = ep_tx_post(ep, iov, iovcnt, 0, false);
 	pthread_mutex_unlock(&ep->lock);
 	return ret;
 }
