@@ -331,6 +331,11 @@ static bool ct_revoke(struct ct *ct, struct ct_slot *s,
 			for (uint32_t i = 0; i < ct->nslots; i++) {
 				struct ct_slot *o = &ct->slots[i];
 
+				/* Only calls in flight have windows bound;
+				 * an owner may be remaking its windows. */
+				if (o->state != SLOT_WAITING &&
+				    o->state != SLOT_ABANDONED)
+					continue;
 				if (rpcrdma_win_owns(o->win, rx->inv_rkey))
 					rpcrdma_win_invalidated(o->win);
 				if (rpcrdma_win_owns(o->call_win,
@@ -692,17 +697,18 @@ static int ct_ensure_conn(struct ct *ct, const struct timespec *dl)
 		}
 		if (ct->ep_users == 0 && !ct->polling && !ct->connecting) {
 			/* A reconnect spends the call's time, not more. */
-			int ms = remaining_ms(dl), rc;
 			struct rpcrdma_ep *old, *ep = NULL;
+			int ms, rc;
 
-			if (ms <= 0)
+			if (remaining_ms(dl) <= 0)
 				return -ETIMEDOUT;
 			ct_break(ct); /* drops abandoned slots */
 			old = ct_detach(ct);
 			ct->connecting = true;
 			pthread_mutex_unlock(&ct->lock);
 			rpcrdma_ep_destroy(old);
-			rc = ct_connect_ep(ct, ms, &ep);
+			ms = remaining_ms(dl);
+			rc = ms > 0 ? ct_connect_ep(ct, ms, &ep) : -ETIMEDOUT;
 			pthread_mutex_lock(&ct->lock);
 			ct->connecting = false;
 			if (!rc)
@@ -717,23 +723,37 @@ static int ct_ensure_conn(struct ct *ct, const struct timespec *dl)
 
 /* --- the call --- */
 
+/*
+ * The slot's buffers for its next call. The reply buffer holds a reply of
+ * max_msg bytes and, behind it, the write chunks the call's DDP hint asks
+ * for: it grows for them once (its window is then made again), never
+ * while a window is still bound over it (the call then offers none).
+ */
 static int slot_prepare(struct ct *ct, struct ct_slot *s)
 {
-	size_t cap = ct->opts.max_msg;
+	size_t cap = ct->opts.max_msg, need;
 
 	if (cap < ct->opts.inline_recv)
 		cap = ct->opts.inline_recv;
+	need = cap + (size_t)s->ddp_items * rpcrdma_xdr_roundup(s->ddp_max);
 	if (!s->xdr_ok) {
 		if (rpcrdma_xdrgrow_create(&s->xdr, CT_XDR_INITIAL,
 					   ct->opts.max_msg))
 			return -ENOMEM;
 		s->xdr_ok = true;
 	}
-	if (!s->reply_buf) {
-		s->reply_buf = malloc(cap);
-		if (!s->reply_buf)
+	if (need > s->reply_cap && s->reply_buf &&
+	    (rpcrdma_win_bound(s->win) || s->reply_mr)) {
+		s->ddp_items = 0;
+		need = s->reply_cap;
+	}
+	if (!s->reply_buf || need > s->reply_cap) {
+		uint8_t *nb = realloc(s->reply_buf, need);
+
+		if (!nb)
 			return -ENOMEM;
-		s->reply_cap = cap;
+		s->reply_buf = nb;
+		s->reply_cap = need;
 	}
 	rpcrdma_xdrgrow_reset(&s->xdr);
 	s->err = 0;
@@ -892,19 +912,15 @@ static bool ct_set_hint(struct ct *ct, const struct rpcrdma_proc_reply *r)
 
 /*
  * Sets (items 0: drops) proc's DDP hint (ct->lock held). Its write chunks
- * live behind the inline reply area of a slot's max_msg reply buffer:
- * they must leave room for an inline reply.
+ * live behind the reply area of a slot's reply buffer, which grows for
+ * them: an item is at most max_msg bytes, as a whole message is.
  */
 static bool ct_set_ddp(struct ct *ct, const struct rpcrdma_proc_ddp *r)
 {
-	uint64_t cap = ct->opts.max_msg > ct->opts.inline_recv ?
-		       ct->opts.max_msg : ct->opts.inline_recv;
-	uint64_t need = (uint64_t)r->items * rpcrdma_xdr_roundup(r->item_max);
 	struct ct_hint *h;
 
 	if (r->items > RPCRDMA_MAX_WRITE_CHUNKS ||
-	    (r->items && (!r->item_max || r->item_max > UINT32_MAX - 3 ||
-			  need > cap - ct->opts.inline_recv)))
+	    (r->items && (!r->item_max || r->item_max > ct->opts.max_msg)))
 		return false;
 	if (!r->items && ct_hint_index(ct, r->proc) == ct->nhints)
 		return true;
@@ -959,8 +975,9 @@ static bool ct_window(struct ct *ct, struct rpcrdma_ep *ep,
 	pthread_mutex_unlock(&ct->lock);
 	if (off)
 		return false;
-	if (*wp && !rpcrdma_win_covers(*wp, buf, len)) {
-		/* The buffer moved or grew: a new registration, once. */
+	if (*wp && !rpcrdma_win_covers(*wp, buf, cap)) {
+		/* The buffer moved or grew: a new registration, once (the
+		 * old one pinned the old pages, which may be gone). */
 		if (rpcrdma_win_bound(*wp))
 			return false;
 		rpcrdma_win_destroy(*wp);
@@ -1104,12 +1121,14 @@ static int ct_send(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
 		/* No window to expose where R promised one: this connection
 		 * cannot carry the call; the next one will not promise. */
 		pthread_mutex_lock(&ct->lock);
+		/* ct->eo is read only by a reconnect, which waits until no
+		 * slot is in use: this one is. */
 		if (ct->no_windows)
 			ct->eo.remote_inv = false;
 		ct_break(ct);
 		pthread_mutex_unlock(&ct->lock);
 		*stat = RPC_CANTSEND;
-		return -ENOTCONN;
+		return -EAGAIN;	/* nothing sent: the caller reconnects */
 	}
 	if (expose && !use_win) {
 		rc = rpcrdma_ep_reg(ep, s->reply_buf, (size_t)expose,
@@ -1318,10 +1337,12 @@ static enum clnt_stat ct_call_once(struct ct *ct, rpcproc_t proc,
 	enum clnt_stat st = RPC_SUCCESS;
 	struct rpcrdma_ep *ep;
 	struct ct_slot *s;
+	bool retried = false;
 	uint32_t xid;
 	int rc;
 
 	memset(err, 0, sizeof(*err));
+retry:
 	pthread_mutex_lock(&ct->lock);
 	for (;;) {
 		rc = ct_ensure_conn(ct, dl);
@@ -1363,6 +1384,17 @@ static enum clnt_stat ct_call_once(struct ct *ct, rpcproc_t proc,
 		goto out_release;
 	}
 	rc = ct_send(ct, ep, s, &st);
+	if (rc == -EAGAIN && !retried) {
+		/* Nothing was sent; the connection was reset to drop a
+		 * promise (R) it could not keep: once more on a new one. */
+		retried = true;
+		slot_dereg(s);
+		pthread_mutex_lock(&ct->lock);
+		slot_free(ct, s);
+		pthread_mutex_unlock(&ct->lock);
+		st = RPC_SUCCESS;
+		goto retry;
+	}
 	if (rc)
 		goto out_release;
 
@@ -1571,6 +1603,9 @@ static bool_t clnt_rdma_control(CLIENT *cl, u_int req, void *info)
 	}
 	case CLSET_RDMA_PROC_DDP:
 		ok = ct_set_ddp(ct, info);
+		break;
+	case CLGET_RDMA_MAX_MSG:
+		*(uint32_t *)info = ct->opts.max_msg;
 		break;
 	case CLGET_RDMA_PROC_DDP: {
 		struct rpcrdma_proc_ddp *h = info;

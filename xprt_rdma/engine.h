@@ -182,7 +182,7 @@ bool rpcrdma_win_bound(const struct rpcrdma_win *w);
 bool rpcrdma_win_owns(const struct rpcrdma_win *w, uint32_t rkey);
 /* The peer invalidated it (Send With Invalidate with its rkey). */
 void rpcrdma_win_invalidated(struct rpcrdma_win *w);
-/* Whether w's buffer is buf and holds at least len bytes. */
+/* Whether w was made over exactly buf[0, len). */
 bool rpcrdma_win_covers(const struct rpcrdma_win *w, const void *buf,
 			size_t len);
 /* One window to bind: over its first len bytes, for access. */

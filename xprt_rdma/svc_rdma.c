@@ -87,6 +87,7 @@ struct svc_call {
 	uint8_t *callbuf;		/* a call rebuilt by splicing */
 	size_t callcap;
 	struct rpcrdma_xfer xfer;	/* its Reads, then its reply */
+	bool big;			/* holds more than SVC_KEEP_BYTES */
 	bool reply_ok;
 	XDR reply;			/* growable encode stream */
 	uint8_t hbuf[RPCRDMA_HDR_FIXED + 4 + 4 + 4 + 8 +
@@ -111,6 +112,7 @@ struct svc_conn {
 
 	struct svc_call *calls;		/* ncalls contexts */
 	uint32_t ncalls, inuse;
+	uint32_t nbig;			/* contexts with big set */
 	uint32_t active;		/* reading, ready or serving */
 	struct svc_call *free;
 	struct svc_call *ready, *ready_tail;
@@ -244,17 +246,25 @@ static void call_put(struct svc_call *k)
 	k->state = CALL_FREE;
 	k->next = c->free;
 	c->free = k;
-	/* An idle connection gives its large buffers back. */
-	if (--c->inuse == 0) {
+	if (!k->big && (k->rdcap > SVC_KEEP_BYTES ||
+			k->callcap > SVC_KEEP_BYTES ||
+			(k->reply_ok &&
+			 rpcrdma_xdrgrow_cap(&k->reply) > SVC_KEEP_BYTES))) {
+		k->big = true;
+		c->nbig++;
+	}
+	/* An idle connection gives its large buffers back (a walk only
+	 * when some call holds one: this runs after every call). */
+	if (--c->inuse == 0 && c->nbig) {
 		for (uint32_t i = 0; i < c->ncalls; i++) {
 			struct svc_call *f = &c->calls[i];
 
-			if (f->rdcap > SVC_KEEP_BYTES ||
-			    f->callcap > SVC_KEEP_BYTES ||
-			    (f->reply_ok &&
-			     rpcrdma_xdrgrow_cap(&f->reply) > SVC_KEEP_BYTES))
+			if (f->big) {
 				call_free_buffers(f);
+				f->big = false;
+			}
 		}
+		c->nbig = 0;
 	}
 }
 
@@ -850,18 +860,18 @@ static uint32_t call_inv_rkey(const struct svc_call *k)
 {
 	const struct rpcrdma_msg *h = &k->hdr;
 	uint32_t rkey = 0, i;
+	bool seen = false;
 
 	if (!rpcrdma_ep_inline(k->c->ep)->peer_remote_inv)
 		return 0;
-	for (i = 0; i < h->nreads; i++) {
-		if (rkey && h->reads[i].seg.handle != rkey)
+	for (i = 0; i < h->nreads + h->nsegs; i++) {
+		uint32_t r = i < h->nreads ? h->reads[i].seg.handle
+					   : h->segs[i - h->nreads].handle;
+
+		if (seen && r != rkey)
 			return 0;
-		rkey = h->reads[i].seg.handle;
-	}
-	for (i = 0; i < h->nsegs; i++) {
-		if (rkey && h->segs[i].handle != rkey)
-			return 0;
-		rkey = h->segs[i].handle;
+		rkey = r;
+		seen = true;
 	}
 	return rkey;
 }

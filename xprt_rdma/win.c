@@ -43,7 +43,10 @@ static bool windows_work(struct ibv_context *ctx)
 
 	if (env && (env[0] == '0' || env[0] == '1') && !env[1])
 		return env[0] == '1';
-	if (ibv_query_device(ctx, &attr) || attr.vendor_id != RXE_VENDOR_ID)
+	if (ibv_query_device(ctx, &attr) ||
+	    !(attr.device_cap_flags & IBV_DEVICE_MEM_WINDOW_TYPE_2B))
+		return false;	/* siw, for one, has none */
+	if (attr.vendor_id != RXE_VENDOR_ID)
 		return true;
 	if (uname(&u) || sscanf(u.release, "%u.%u", &major, &minor) != 2)
 		return false;
@@ -147,7 +150,7 @@ void rpcrdma_win_invalidated(struct rpcrdma_win *w)
 bool rpcrdma_win_covers(const struct rpcrdma_win *w, const void *buf,
 			size_t len)
 {
-	return w && w->buf == buf && w->len >= len;
+	return w && w->buf == buf && w->len == len;
 }
 
 int rpcrdma_ep_send_bind(struct rpcrdma_ep *ep, const struct iovec *iov,

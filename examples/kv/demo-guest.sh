@@ -7,8 +7,10 @@
 # them $RPCRDMA_ADDR_B) and kv_client to $RPCRDMA_ADDR_B from
 # $RPCRDMA_ADDR_A (RPCRDMA_SRCADDR), first over the netid "rdma", then
 # over "tcp" with the same binaries:
-#   put a small value (inline), put a 200 KiB file (Long Call), get it back
-#   (Long Reply) and compare checksums and bytes, list, del, stat.
+#   put a small value (inline), put a 200 KiB file (its bytes in a read
+#   chunk at their XDR position), get it back (written straight into the
+#   write chunk the client's DDP hint offers) and compare checksums and
+#   bytes, list, del, stat.
 # Over rdma the client's transport counters must show the paths named.
 # Prints every step; exits 0 when every check passed, 1 otherwise.
 set -u
@@ -162,8 +164,8 @@ round() {
 	if kv put photo "$work/big"; then
 		ok "put photo ($BIG bytes)"
 		crc_put=$(last_crc)
-		path_is "the 200 KiB put went as a Long Call (or read chunk)" \
-			'long call|read chunk'
+		path_is "the 200 KiB value went in a read chunk (direct data placement)" \
+			'read chunk'
 	else
 		bad "put photo"
 		crc_put=
@@ -173,8 +175,8 @@ round() {
 	rm -f "$work/big.out"
 	if kv get photo "$work/big.out"; then
 		crc_get=$(last_crc)
-		path_is "the 200 KiB reply came as a Long Reply (or write chunk)" \
-			'long repl|write chunk'
+		path_is "the 200 KiB value came back in a write chunk (direct data placement)" \
+			'write chunk'
 		if [ -n "$crc_put" ] && [ "$crc_put" = "$crc_get" ] &&
 			cmp -s "$work/big" "$work/big.out"; then
 			ok "get photo: $BIG bytes, crc32 $crc_get equals the put's, bytes identical"

@@ -10,8 +10,10 @@
  * -lrpcrdma linked before -ltirpc, "rdma" gives an RPC-over-RDMA client,
  * "tcp" libtirpc's. Over rdma the client's transport counters (from
  * clnt_control(CLGET_RDMA_STATS)) show which path each call took: inline
- * (RDMA_MSG), Long Call (RDMA_NOMSG with a position-zero read chunk) or
- * Long Reply (the reply written into the reply chunk), RFC 8166 3.5.
+ * (RDMA_MSG), a value in a read chunk at its position or a Long Call
+ * (RDMA_NOMSG with a position-zero read chunk), a GET's value written
+ * into the write chunk its DDP hint offers, or a Long Reply (the reply
+ * written into the reply chunk), RFC 8166 3.5.
  * In the guest, RPCRDMA_SRCADDR gives the client's source address.
  */
 #include <errno.h>
@@ -535,6 +537,15 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	clnt_control(c.cl, CLSET_TIMEOUT, (char *)&tv);
+	if (c.rdma) {
+		/* A GET's value goes straight into a write chunk (direct
+		 * data placement) rather than with the reply. */
+		struct rpcrdma_proc_ddp d = { KVPROC_GET, 1, 0 };
+
+		if (clnt_control(c.cl, CLGET_RDMA_MAX_MSG,
+				 (char *)&d.item_max))
+			clnt_control(c.cl, CLSET_RDMA_PROC_DDP, (char *)&d);
+	}
 	/* Without OUTFILE, get's stdout is the value alone. */
 	if (!c.quiet && (strcmp(cmd, "get") != 0 || argc == 2))
 		fprintf(c.info, "kv_client: connected to %s over %s\n", c.host,

@@ -98,11 +98,13 @@ struct rpcrdma_proc_reply {
  * An item larger than item_max stays in the reply (inline or in the
  * reply chunk). With such a hint, a procedure's reply bound
  * (CLSET_RDMA_PROC_REPLY) counts the reply without its placed items.
- * items * item_max must leave an inline reply's room in max_msg: else
- * clnt_control returns FALSE. items 0 forgets the hint.
+ * item_max is at most max_msg (else clnt_control returns FALSE); a slot
+ * that carries such a call keeps items * item_max bytes more for its
+ * replies, registered once. items 0 forgets the hint.
  */
 #define CLSET_RDMA_PROC_DDP	0x5207	/* struct rpcrdma_proc_ddp * */
 #define CLGET_RDMA_PROC_DDP	0x5208	/* in: proc; out: its hint or 0s */
+#define CLGET_RDMA_MAX_MSG	0x5209	/* uint32_t *: largest call or reply */
 struct rpcrdma_proc_ddp {
 	rpcproc_t proc;
 	uint32_t items;

@@ -995,8 +995,13 @@ START_TEST(test_unasked_remote_invalidation)
 			ck_assert_int_eq(e.re_errno, ENOTCONN);
 			b = stats_of(p.c.cl);
 		}
-		ck_assert_uint_ge(b.remote_invalidations -
-					  a.remote_invalidations, c == 2 ? 0 : 1);
+		/* c == 2: rxe itself refuses a key that is not the
+		 * window's current one (the QP fails), or the client finds
+		 * the key is not the call's: the connection goes either
+		 * way, and nothing is invalidated locally. */
+		if (c != 2)
+			ck_assert_uint_ge(b.remote_invalidations -
+						  a.remote_invalidations, 1);
 		ck_assert_uint_eq(b.local_invalidations,
 				  a.local_invalidations);
 		raw_pair_close(&p);

@@ -644,11 +644,16 @@ START_TEST(test_ddp)
 	ck_assert(clnt_control(cl, CLSET_RDMA_PROC_DDP, (char *)&dm));
 	{
 		struct rpcrdma_proc_ddp q = { P_ECHO, 0, 0 };
+		uint32_t max = 0;
 		struct rpcrdma_proc_ddp bad[] = {
 			{ P_SLEEP, RPCRDMA_MAX_WRITE_CHUNKS + 1, 4096 },
 			{ P_SLEEP, 1, 0 },
-			{ P_SLEEP, 8, 1u << 20 },	/* over max_msg */
+			{ P_SLEEP, 1, 0 },	/* over max_msg, below */
 		};
+
+		ck_assert(clnt_control(cl, CLGET_RDMA_MAX_MSG, (char *)&max));
+		ck_assert_uint_ge(max, 4096);
+		bad[2].item_max = max + 1;
 
 		ck_assert(clnt_control(cl, CLGET_RDMA_PROC_DDP, (char *)&q));
 		ck_assert_uint_eq(q.items, 1);
