@@ -551,7 +551,7 @@ END_TEST
  * silent mix of bytes. */
 START_TEST(test_ddp_mismatch)
 {
-	static uint8_t inl[64], data[2000];
+	static uint8_t inl[128], data[2000];
 	struct rpcrdma_xdrddp dd;
 	char *p = NULL;
 	u_int plen = 0;

@@ -403,6 +403,16 @@ struct rpcrdma_ep *raw_connect_eo(uint16_t port,
 	return ep;
 }
 
+struct rpcrdma_mr *raw_reg(struct rpcrdma_ep *ep, void *buf, size_t len,
+			   enum rpcrdma_access acc, uint32_t *rkey)
+{
+	struct rpcrdma_mr *mr;
+
+	ck_assert_int_eq(rpcrdma_ep_reg(ep, buf, len, acc, &mr), 0);
+	*rkey = rpcrdma_mr_rkey(mr);
+	return mr;
+}
+
 void raw_send(struct rpcrdma_ep *ep, const uint32_t *w, size_t nw)
 {
 	uint32_t be[256];

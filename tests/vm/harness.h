@@ -108,6 +108,9 @@ struct rpcrdma_ep *raw_connect_eo(uint16_t port,
 				  const struct rpcrdma_ep_opts *eo);
 /* Sends nw host-order words as one message. */
 void raw_send(struct rpcrdma_ep *ep, const uint32_t *w, size_t nw);
+/* buf[0, len) registered on ep for acc; *rkey gets its handle. */
+struct rpcrdma_mr *raw_reg(struct rpcrdma_ep *ep, void *buf, size_t len,
+			   enum rpcrdma_access acc, uint32_t *rkey);
 /* The next message must be exactly want[0..nw) (host-order words). */
 void raw_expect(struct rpcrdma_ep *ep, const uint32_t *want, size_t nw);
 /* An RDMA_MSG NULL call of xid (credits 1), and its exact reply. */

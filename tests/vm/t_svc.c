@@ -229,15 +229,9 @@ START_TEST(test_ddp_read_chunk)
 	raw_null_call(ep, 0x10000002);
 	x = atomic_load(&last_xprt);
 	a = svc_stats_of(x);
-	ck_assert_int_eq(rpcrdma_ep_reg(ep, d, N, RPCRDMA_ACCESS_REMOTE_READ,
-					&mr_d), 0);
-	ck_assert_int_eq(rpcrdma_ep_reg(ep, rb, RB,
-					RPCRDMA_ACCESS_REMOTE_WRITE, &mr_r), 0);
-	ck_assert_int_eq(rpcrdma_ep_reg(ep, wb, WB,
-					RPCRDMA_ACCESS_REMOTE_WRITE, &mr_w), 0);
-	hd = rpcrdma_mr_rkey(mr_d);
-	hr = rpcrdma_mr_rkey(mr_r);
-	hw = rpcrdma_mr_rkey(mr_w);
+	mr_d = raw_reg(ep, d, N, RPCRDMA_ACCESS_REMOTE_READ, &hd);
+	mr_r = raw_reg(ep, rb, RB, RPCRDMA_ACCESS_REMOTE_WRITE, &hr);
+	mr_w = raw_reg(ep, wb, WB, RPCRDMA_ACCESS_REMOTE_WRITE, &hw);
 
 	/* Header: RDMA_MSG; read list: position 44 = 40 bytes of call
 	 * header + the 4-byte length word; write list: one chunk of two
@@ -382,15 +376,9 @@ START_TEST(test_write_chunk_raw)
 	raw_null_call(ep, 0x10000003);
 	x = atomic_load(&last_xprt);
 	a = svc_stats_of(x);
-	ck_assert_int_eq(rpcrdma_ep_reg(ep, d, N, RPCRDMA_ACCESS_REMOTE_READ,
-					&mr_d), 0);
-	ck_assert_int_eq(rpcrdma_ep_reg(ep, wb, WB,
-					RPCRDMA_ACCESS_REMOTE_WRITE, &mr_w), 0);
-	ck_assert_int_eq(rpcrdma_ep_reg(ep, pad, sizeof(pad),
-					RPCRDMA_ACCESS_REMOTE_WRITE, &mr_p), 0);
-	hd = rpcrdma_mr_rkey(mr_d);
-	hw = rpcrdma_mr_rkey(mr_w);
-	hp = rpcrdma_mr_rkey(mr_p);
+	mr_d = raw_reg(ep, d, N, RPCRDMA_ACCESS_REMOTE_READ, &hd);
+	mr_w = raw_reg(ep, wb, WB, RPCRDMA_ACCESS_REMOTE_WRITE, &hw);
+	mr_p = raw_reg(ep, pad, sizeof(pad), RPCRDMA_ACCESS_REMOTE_WRITE, &hp);
 
 	/* RDMA_MSG, the blob in a read chunk at position 44, one write
 	 * chunk of 4096 + 4096 + a 4-byte pad segment, no reply chunk. */
