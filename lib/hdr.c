@@ -348,8 +348,8 @@ static const char *const hdr_errstr[RPCRDMA_HDR_NERR] = {
 	[RPCRDMA_HDR_EPOSALIGN] = "read position not XDR aligned",
 	[RPCRDMA_HDR_EPOSORDER] = "read positions out of order",
 	[RPCRDMA_HDR_EPOSZERO] = "position-zero read chunk without RDMA_NOMSG",
-	[RPCRDMA_HDR_ENOMSG] = "RDMA_NOMSG without a position-zero read "
-			       "chunk or reply chunk",
+	[RPCRDMA_HDR_ENOMSG] = ("RDMA_NOMSG without a position-zero read "
+				"chunk or reply chunk"),
 	[RPCRDMA_HDR_EERRCODE] = "unknown RDMA_ERROR code",
 };
 

@@ -2,7 +2,9 @@
 # The README's test command. On a fresh Debian 12 machine, as root:
 #   tools/test.sh
 # installs what it needs, then builds and runs every tier:
-#   1. unit tests (check) under AddressSanitizer + UndefinedBehaviorSanitizer
+#   1. unit tests (check) under AddressSanitizer + UndefinedBehaviorSanitizer,
+#      then the libFuzzer targets of tests/fuzz/ (the decoders), 60 s each
+#      under the same sanitizers (RPCRDMA_FUZZ_SECONDS)
 #   2. -Wall -Wextra -Werror build: unit tests, then the Soft-RoCE guest tier
 #      on both guest kernels, one boot each: bookworm-backports (6.12) and
 #      Debian 12's own (6.1)
@@ -60,6 +62,10 @@ autoreconf -fi >/dev/null 2>&1 || autoreconf -fi
 
 step "tier 1 under ASan+UBSan (build-san)"
 run_check build-san --enable-werror --enable-sanitizers --disable-vm-tests
+
+step "fuzzing the decoders, ${RPCRDMA_FUZZ_SECONDS:-60} s per target (tests/fuzz/run.sh)"
+"$top/tools/deps.sh" clang libclang-rt-14-dev
+FUZZ_OUT=$top/build-fuzz "$top/tests/fuzz/run.sh" "${RPCRDMA_FUZZ_SECONDS:-60}"
 
 step "tiers 1 and 2, -Werror build (build-ci)"
 export RPCRDMA_VM_KERNELS=${RPCRDMA_VM_KERNELS:-backports stable}
