@@ -535,13 +535,15 @@ static size_t enc_check(const struct rpcrdma_msg *m)
 	uint32_t i, prev, total_segs = 0;
 	size_t len;
 
-	if (m->vers != RPCRDMA_VERSION)
-		return 0;
 	if (m->proc == RPCRDMA_ERROR) {
+		/* RFC 8166 section 4.5: an RDMA_ERROR carries the version of
+		 * the message that failed, whatever it was. */
 		if (m->err != RPCRDMA_ERR_VERS && m->err != RPCRDMA_ERR_CHUNK)
 			return 0;
 		return error_size(m);
 	}
+	if (m->vers != RPCRDMA_VERSION)
+		return 0;
 	if (m->proc != RPCRDMA_MSG && m->proc != RPCRDMA_NOMSG)
 		return 0;
 	if (m->nreads > RPCRDMA_MAX_READ_SEGS ||

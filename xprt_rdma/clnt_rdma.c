@@ -431,6 +431,24 @@ static int ct_take_writes(struct ct *ct, struct ct_slot *s,
 	return 0;
 }
 
+/*
+ * A backward-direction call (RFC 8167 section 4: RDMA_MSG, every chunk
+ * list empty, the RPC message inline with msg_type CALL), which a forward
+ * reply never is. Not served yet: recognised so that it is dropped
+ * without touching forward credits or calls.
+ */
+static bool ct_is_backward_call(const struct rpcrdma_msg *m,
+				const struct rpcrdma_rx *rx, size_t hlen)
+{
+	uint32_t type;
+
+	if (m->proc != RPCRDMA_MSG || m->nreads || m->nwrites ||
+	    m->has_reply || rx->len < hlen + 8)
+		return false;
+	memcpy(&type, rx->data + hlen + 4, sizeof(type));
+	return ntohl(type) == CALL;
+}
+
 /* Hands one received message to its call (ct->lock held). */
 static void ct_dispatch(struct ct *ct, struct rpcrdma_rx *rx)
 {
@@ -475,13 +493,19 @@ static void ct_dispatch(struct ct *ct, struct rpcrdma_rx *rx)
 			CT_INC(ct, err_chunk_recv);
 		break;
 	}
+	s = ct_is_backward_call(m, rx, hlen) ? NULL : slot_by_xid(ct, m->xid);
+	if (!ct_revoke(ct, s, rx))
+		goto out;
+	if (!s) {
+		/* Not a reply to a call of ours: its grant is not the
+		 * responder's answer to us either (RFC 8166 section 3.3.1
+		 * ties credits to replies). */
+		CT_INC(ct, replies_unmatched);
+		goto out;
+	}
 	/* RFC 8166 section 3.3.1: every reply carries the current grant. */
 	rpcrdma_req_credits_update(&ct->credits, m->credits);
 	RPCRDMA_STAT_SET(ct->ep, credits_granted, m->credits);
-
-	s = slot_by_xid(ct, m->xid);
-	if (!ct_revoke(ct, s, rx) || !s)
-		goto out;
 	if (s->state == SLOT_ABANDONED) {
 		if (!s->inv_pending) {
 			slot_dereg(s);
@@ -1673,7 +1697,7 @@ int rpcrdma_clnt_stats(CLIENT *cl, struct rpcrdma_stats *out)
 static int ct_port(const char *host, rpcprog_t prog, rpcvers_t vers,
 		   const struct rpcrdma_opts *o, int family, uint16_t *port)
 {
-	const char *env = getenv("RPCRDMA_PORT");
+	const char *env = rpcrdma_getenv("RPCRDMA_PORT");
 	unsigned long v;
 	char *end;
 

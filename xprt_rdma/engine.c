@@ -141,6 +141,14 @@ static int ep_wc(struct rpcrdma_ep *ep, const struct ibv_wc *wc)
 			ep_mark_down(ep, wc_err(wc->status));
 			return 0;
 		}
+		if (wc->opcode != IBV_WC_RECV) {
+			/* RDMA Write with Immediate consumed it: nothing in
+			 * RPC-over-RDMA sends one, and its buffer holds no
+			 * message. The peer is broken: the connection ends. */
+			RPCRDMA_STAT_ADD(ep, bad_headers, 1);
+			ep_mark_down(ep, -EPROTO);
+			return 0;
+		}
 		s->len = wc->byte_len <= ep->rx_size ? wc->byte_len : 0;
 		/* rxe reports Send With Invalidate with the kernel's flag
 		 * bit 0x4 (IBV_WC_IP_CSUM_OK, meaningless on RC) instead of

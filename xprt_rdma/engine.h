@@ -154,6 +154,10 @@ int rpcrdma_ep_write(struct rpcrdma_ep *ep, const void *local, uint64_t len,
 		     const struct rpcrdma_segment *segs, uint32_t nsegs,
 		     uint32_t *written, int timeout_ms);
 
+/* getenv for RPCRDMA_* (opts.c): NULL in a privileged (set-user-ID,
+ * capabilities) process, where the environment is the caller's. */
+const char *rpcrdma_getenv(const char *name);
+
 /* --- memory windows (win.c) --- */
 
 /*

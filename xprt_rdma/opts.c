@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Transport options: defaults, environment overrides, engine form. */
+#define _GNU_SOURCE	/* secure_getenv */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,11 +34,18 @@ void rpcrdma_opts_default(struct rpcrdma_opts *o)
 	o->ddp_threshold = RPCRDMA_DDP_THRESHOLD;
 }
 
+/* The environment, ignored in a set-user-ID or otherwise privileged
+ * process (secure_getenv): RPCRDMA_* must not steer such a program. */
+const char *rpcrdma_getenv(const char *name)
+{
+	return secure_getenv(name);
+}
+
 /* An unsigned environment value within [lo, hi], or 'dflt'. */
 static unsigned long env_ulong(const char *name, unsigned long lo,
 			       unsigned long hi, unsigned long dflt)
 {
-	const char *s = getenv(name);
+	const char *s = rpcrdma_getenv(name);
 	unsigned long v;
 	char *end;
 
@@ -56,7 +64,7 @@ void rpcrdma_opts_from_env(struct rpcrdma_opts *o)
 
 	rpcrdma_opts_default(o);
 	o->port = (uint16_t)env_ulong("RPCRDMA_PORT", 1, 65535, 0);
-	o->src_addr = getenv("RPCRDMA_SRCADDR");
+	o->src_addr = rpcrdma_getenv("RPCRDMA_SRCADDR");
 	inl = (uint32_t)env_ulong("RPCRDMA_INLINE", RPCRDMA_PVTDATA_MIN_SIZE,
 				  RPCRDMA_PVTDATA_MAX_SIZE, o->inline_send);
 	o->inline_send = o->inline_recv = inl & ~(RPCRDMA_PVTDATA_MIN_SIZE - 1);

@@ -373,6 +373,8 @@ static void call_send_error(struct svc_call *k, enum rpcrdma_errcode err)
 
 	rpcrdma_msg_init_error(&m, k->hdr.xid, conn_grant(c, k->hdr.credits),
 			       err);
+	/* RFC 8166 section 4.5: the failing message's XID and version. */
+	m.vers = k->hdr.vers;
 	m.vers_low = RPCRDMA_VERSION;
 	m.vers_high = RPCRDMA_VERSION;
 	call_xfer_reset(k);
@@ -545,13 +547,14 @@ static void call_take(struct svc_call *k)
 	if (herr != RPCRDMA_HDR_OK) {
 		STAT_INC(c, bad_headers);
 		/*
-		 * Without the four fixed words there is no XID to answer.
-		 * Never answer an RDMA_ERROR with another (a malformed one
-		 * included), or two peers could ping-pong forever.
+		 * A message shorter than the smallest header of a call (28
+		 * bytes, RFC 8166 section 4.2) is discarded unanswered, as
+		 * the Linux server does. Never answer an RDMA_ERROR with
+		 * another, of any version (a malformed one included), or
+		 * two peers could ping-pong forever.
 		 */
-		if (k->rx.len >= RPCRDMA_HDR_FIXED &&
-		    (herr == RPCRDMA_HDR_EVERS ||
-		     k->hdr.proc != RPCRDMA_ERROR))
+		if (k->rx.len >= RPCRDMA_HDR_MIN &&
+		    k->hdr.proc != RPCRDMA_ERROR)
 			call_send_error(k, rpcrdma_hdr_err_to_wire(herr));
 		else
 			call_put(k);

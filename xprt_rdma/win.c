@@ -37,7 +37,7 @@
 static bool windows_work(struct ibv_context *ctx)
 {
 	struct ibv_device_attr attr;
-	const char *env = getenv("RPCRDMA_WINDOWS");
+	const char *env = rpcrdma_getenv("RPCRDMA_WINDOWS");
 	struct utsname u;
 	unsigned int major = 0, minor = 0;
 

@@ -59,6 +59,11 @@ struct rpcrdma_stats {
 	 * credentials had changed; its reply went out from another thread
 	 * and the thread was replaced. */
 	uint64_t cred_changes;
+	/* Requester: well-formed messages dropped because no call of ours
+	 * matches them (an unknown or finished XID, a backward-direction
+	 * call, RFC 8167, which this transport does not serve yet): they
+	 * change neither the grant nor any call. */
+	uint64_t replies_unmatched;
 };
 
 /* Process-wide totals since start (all connections, both sides). */

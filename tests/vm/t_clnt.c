@@ -1296,6 +1296,60 @@ START_TEST(test_auth_stateful_threads)
 }
 END_TEST
 
+/*
+ * Messages that answer no call of ours (RFC 8166 section 3.3.1, RFC 8167):
+ * a reply with an unknown XID, and a backward-direction call (RDMA_MSG,
+ * empty chunk lists, an RPC CALL inline), which this client does not
+ * serve. Both are dropped and counted; neither changes the grant (the
+ * unknown reply says 1 credit) nor the call in flight, which then gets
+ * its own reply.
+ */
+START_TEST(test_unmatched_messages)
+{
+	struct rpcrdma_stats st;
+	struct rpcrdma_msg m;
+	struct raw_pair p;
+	uint32_t w[16];
+	struct iovec iov = { w, 0 };
+	int n;
+
+	raw_pair_open(&p);
+	raw_pair_call(&p, &m);
+	n = 0;
+	w[n++] = htonl(m.xid + 1000); w[n++] = htonl(1); w[n++] = htonl(1);
+	w[n++] = htonl(RPCRDMA_MSG); w[n++] = 0; w[n++] = 0; w[n++] = 0;
+	w[n++] = htonl(m.xid + 1000); w[n++] = htonl(1); w[n++] = 0;
+	w[n++] = 0; w[n++] = 0; w[n++] = 0;
+	iov.iov_len = (size_t)n * 4;
+	ck_assert_int_eq(rpcrdma_ep_send(p.a.ep, &iov, 1, 0), 0);
+	/* A backward call: CALL, RPC version 2, a program, NULL. */
+	n = 0;
+	w[n++] = htonl(0x77000001); w[n++] = htonl(1); w[n++] = htonl(2);
+	w[n++] = htonl(RPCRDMA_MSG); w[n++] = 0; w[n++] = 0; w[n++] = 0;
+	w[n++] = htonl(0x77000001); w[n++] = 0; w[n++] = htonl(2);
+	w[n++] = htonl(400122); w[n++] = htonl(1); w[n++] = 0;
+	w[n++] = 0; w[n++] = 0; w[n++] = 0;
+	iov.iov_len = (size_t)n * 4;
+	ck_assert_int_eq(rpcrdma_ep_send(p.a.ep, &iov, 1, 0), 0);
+	/* The call's poller takes both before its own reply is sent. */
+	for (int i = 0; i < 500; i++) {
+		st = stats_of(p.c.cl);
+		if (st.replies_unmatched >= 2)
+			break;
+		usleep(10000);
+	}
+	ck_assert_uint_eq(st.replies_unmatched, 2);
+	ck_assert_uint_ne(st.credits_granted, 1);
+	ck_assert_uint_ne(st.credits_granted, 2);
+	raw_pair_reply(&p, &m, 0, 0);
+	ck_assert_int_eq(raw_pair_result(&p), RPC_SUCCESS);
+	st = stats_of(p.c.cl);
+	ck_assert_uint_eq(st.credits_granted, m.credits);
+	ck_assert_uint_eq(st.connects, 1);
+	raw_pair_close(&p);
+}
+END_TEST
+
 /* The server process dies: calls fail (never hang); once it is back the
  * next call reconnects with a fresh Private Data exchange. */
 static pid_t srv_fork(uint16_t port)
@@ -1401,6 +1455,7 @@ static Suite *clnt_suite(void)
 	tcase_add_test(tc, test_bad_write_list);
 	tcase_add_test(tc, test_remote_invalidation);
 	tcase_add_test(tc, test_auth_stateful_threads);
+	tcase_add_test(tc, test_unmatched_messages);
 	tcase_add_test(tc, test_reconnect);
 	suite_add_tcase(s, tc);
 	tcase_set_timeout(big, 400);

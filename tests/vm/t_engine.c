@@ -714,6 +714,54 @@ START_TEST(test_bad_rkey)
 }
 END_TEST
 
+/*
+ * An RDMA Write with Immediate consumes a posted receive; RPC-over-RDMA
+ * never sends one, and the receive's buffer then holds no message (stale
+ * bytes of an earlier one). The endpoint must not hand it up as a
+ * message: it counts a bad header and goes down.
+ */
+START_TEST(test_write_with_imm)
+{
+	struct rpcrdma_ep_opts o = mkopts(4096, 4096, 8, true);
+	static uint8_t cbuf[4096], sbuf[64];
+	struct ibv_send_wr wr, *bad;
+	struct rpcrdma_mr *mr;
+	struct rpcrdma_ep *cep;
+	struct rpcrdma_rx rx;
+	struct ibv_mr *smr;
+	struct ibv_sge sge;
+	struct srv s;
+	uint64_t before;
+
+	pair_connect(&o, &o, &s, &cep);
+	ck_assert_int_eq(rpcrdma_ep_reg(cep, cbuf, sizeof(cbuf),
+					RPCRDMA_ACCESS_REMOTE_WRITE, &mr), 0);
+	smr = ibv_reg_mr(s.ep->pd, sbuf, sizeof(sbuf), 0);
+	ck_assert_ptr_nonnull(smr);
+	memset(sbuf, 0x5a, sizeof(sbuf));
+	memset(&wr, 0, sizeof(wr));
+	sge.addr = (uint64_t)(uintptr_t)sbuf;
+	sge.length = sizeof(sbuf);
+	sge.lkey = smr->lkey;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+	wr.imm_data = htonl(7);
+	wr.wr.rdma.remote_addr = (uint64_t)(uintptr_t)cbuf;
+	wr.wr.rdma.rkey = rpcrdma_mr_rkey(mr);
+	before = rpcrdma_ep_stats(cep)->bad_headers;
+	pthread_mutex_lock(&s.ep->lock);
+	ck_assert_int_eq(ibv_post_send(s.ep->qp, &wr, &bad), 0);
+	pthread_mutex_unlock(&s.ep->lock);
+	ck_assert_int_eq(rpcrdma_ep_poll(cep, &rx, T_TIMEOUT_MS), -ENOTCONN);
+	ck_assert_uint_eq(rpcrdma_ep_stats(cep)->bad_headers - before, 1);
+	ck_assert(!rpcrdma_ep_connected(cep));
+	rpcrdma_mr_dereg(mr);
+	ibv_dereg_mr(smr);	/* before its endpoint's PD goes */
+	pair_destroy(&s, cep);
+}
+END_TEST
+
 /* ---- disconnection ---- */
 
 /* _i == 0: the client goes away, the server's poll sees it; _i == 1:
@@ -915,6 +963,7 @@ static Suite *engine_suite(void)
 	tcase_add_test(tc, test_read_write);
 	tcase_add_test(tc, test_xfer_deferred);
 	tcase_add_test(tc, test_bad_rkey);
+	tcase_add_test(tc, test_write_with_imm);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("connection");

@@ -119,23 +119,25 @@ START_TEST(test_bad_headers)
 	a = svc_stats_of(x);
 
 	/*
-	 * Version 2 (RFC 8166 section 4.2.4 / 5): RDMA_ERROR ERR_VERS with
-	 * the supported range 1..1: xid, vers 1, credits 1, RDMA_ERROR 4,
-	 * ERR_VERS 1, low 1, high 1.
+	 * Version 2 (RFC 8166 sections 4.5 and 5): RDMA_ERROR ERR_VERS with
+	 * the supported range 1..1, carrying the failing message's XID and
+	 * version: xid, vers 2, credits 1, RDMA_ERROR 4, ERR_VERS 1, low 1,
+	 * high 1 (the Linux server echoes the version too).
 	 */
 	{
 		const uint32_t m[] = { 0x11111111, 2, 1, 0, 0, 0, 0 };
-		const uint32_t r[] = { 0x11111111, 1, 1, 4, 1, 1, 1 };
+		const uint32_t r[] = { 0x11111111, 2, 1, 4, 1, 1, 1 };
 
 		raw_send(ep, m, 7);
 		raw_expect(ep, r, 7);
 	}
-	/* Truncated: a read list announced, then nothing: ERR_CHUNK 2. */
+	/* Truncated: a read segment announced and cut short after its
+	 * position (28 bytes, a call's smallest header): ERR_CHUNK 2. */
 	{
-		const uint32_t m[] = { 0x22222222, 1, 1, 0, 1 };
+		const uint32_t m[] = { 0x22222222, 1, 1, 0, 1, 44, 0 };
 		const uint32_t r[] = { 0x22222222, 1, 1, 4, 2 };
 
-		raw_send(ep, m, 5);
+		raw_send(ep, m, 7);
 		raw_expect(ep, r, 5);
 	}
 	/* Unknown procedure 7: ERR_CHUNK. */
@@ -173,13 +175,21 @@ START_TEST(test_bad_headers)
 		raw_send(ep, m, 12);
 		raw_expect(ep, r, 5);
 	}
-	/* Unanswered: 8 bytes (no XID), and an RDMA_ERROR from the client. */
+	/*
+	 * Unanswered: 8 bytes (no XID); 20 bytes, shorter than any call's
+	 * header (RFC 8166 section 4.2, as the Linux server); an RDMA_ERROR
+	 * from the client; and one of version 2 (never answer an error).
+	 */
 	{
 		const uint32_t shortm[] = { 0x55555555, 1 };
+		const uint32_t short20[] = { 0x56565656, 1, 1, 0, 1 };
 		const uint32_t err[] = { 0x66666666, 1, 1, 4, 2 };
+		const uint32_t err2[] = { 0x66666667, 2, 1, 4, 2 };
 
 		raw_send(ep, shortm, 2);
+		raw_send(ep, short20, 5);
 		raw_send(ep, err, 5);
+		raw_send(ep, err2, 5);
 	}
 	/* Still usable, and nothing was sent for the last two. */
 	raw_null_call(ep, 0x77777777);
@@ -187,8 +197,8 @@ START_TEST(test_bad_headers)
 	ck_assert_int_eq(rpcrdma_ep_poll(ep, &rx, 200), 0);
 
 	b = svc_stats_of(x);
-	/* vers, truncated, proc, short */
-	ck_assert_uint_eq(b.bad_headers - a.bad_headers, 4);
+	/* vers, truncated, proc, short, short20, err2 */
+	ck_assert_uint_eq(b.bad_headers - a.bad_headers, 6);
 	ck_assert_uint_eq(b.err_vers_sent - a.err_vers_sent, 1);
 	/* truncated, proc, too long, no call */
 	ck_assert_uint_eq(b.err_chunk_sent - a.err_chunk_sent, 4);
