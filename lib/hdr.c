@@ -120,12 +120,14 @@ static inline void dec_segs(const uint8_t *p, struct rpcrdma_segment *s,
 /*
  * RFC 8166 section 4.2.1.2: a write chunk (and the reply chunk) is a
  * counted array of segments. The count is bounded before any arithmetic
- * or store: the per-chunk limit, then what is left of the pool.
+ * or store: the per-chunk limit, then what is left of the pool. A write
+ * chunk may be empty (the Linux server accepts one and echoes it as it
+ * came, and so do we: no item fits it); a reply chunk holds a reply.
  */
 static inline enum rpcrdma_hdr_err chunk_count(uint32_t count, uint32_t max,
-					       uint32_t used)
+					       uint32_t used, bool may_be_empty)
 {
-	if (unlikely(count == 0))
+	if (unlikely(count == 0 && !may_be_empty))
 		return RPCRDMA_HDR_EEMPTY;
 	if (unlikely(count > max || count > RPCRDMA_MAX_SEGS - used))
 		return RPCRDMA_HDR_ESEGS;
@@ -193,7 +195,7 @@ static enum rpcrdma_hdr_err dec_chunks(const uint8_t *p, size_t *leftp,
 		if (unlikely(left < 8))
 			return RPCRDMA_HDR_ETRUNC;
 		count = get32(p + 4);
-		ret = chunk_count(count, max_segs, nsegs);
+		ret = chunk_count(count, max_segs, nsegs, true);
 		if (ret)
 			return ret;
 		/* discriminator, count, segments, next discriminator */
@@ -220,7 +222,7 @@ static enum rpcrdma_hdr_err dec_chunks(const uint8_t *p, size_t *leftp,
 		if (unlikely(left < 8))
 			return RPCRDMA_HDR_ETRUNC;
 		count = get32(p + 4);
-		ret = chunk_count(count, max_segs, nsegs);
+		ret = chunk_count(count, max_segs, nsegs, false);
 		if (ret)
 			return ret;
 		need = 8 + (size_t)count * RPCRDMA_SEGMENT_WIRE;
@@ -519,10 +521,13 @@ size_t rpcrdma_hdr_size(const struct rpcrdma_msg *m)
 	return len;
 }
 
-/* A write or reply chunk the decoder would accept: non-empty, in the pool. */
-static inline bool chunk_ok(const struct rpcrdma_chunk *c, uint32_t pool)
+/* A write or reply chunk the decoder would accept: in the pool, and for
+ * the reply chunk non-empty. */
+static inline bool chunk_ok(const struct rpcrdma_chunk *c, uint32_t pool,
+			    bool may_be_empty)
 {
-	return c->nsegs != 0 && (uint64_t)c->first + c->nsegs <= pool;
+	return (c->nsegs != 0 || may_be_empty) &&
+	       (uint64_t)c->first + c->nsegs <= pool;
 }
 
 /*
@@ -565,13 +570,13 @@ static size_t enc_check(const struct rpcrdma_msg *m)
 	}
 	len = RPCRDMA_HDR_MIN + (size_t)m->nreads * RPCRDMA_READ_SEG_WIRE;
 	for (i = 0; i < m->nwrites; i++) {
-		if (!chunk_ok(&m->writes[i], m->nsegs))
+		if (!chunk_ok(&m->writes[i], m->nsegs, true))
 			return 0;
 		total_segs += m->writes[i].nsegs;
 		len += 8 + (size_t)m->writes[i].nsegs * RPCRDMA_SEGMENT_WIRE;
 	}
 	if (m->has_reply) {
-		if (!chunk_ok(&m->reply, m->nsegs))
+		if (!chunk_ok(&m->reply, m->nsegs, false))
 			return 0;
 		total_segs += m->reply.nsegs;
 		len += 4 + (size_t)m->reply.nsegs * RPCRDMA_SEGMENT_WIRE;

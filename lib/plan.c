@@ -172,13 +172,11 @@ int rpcrdma_plan_reply(uint32_t rpc_len, const struct rpcrdma_item *items,
 		return ret;
 
 	/* What the requester offered must be a header it could have sent:
-	 * no empty write chunk (RFC 8166 section 4.3.2), at most
-	 * RPCRDMA_MAX_SEGS segments in all. */
+	 * at most RPCRDMA_MAX_SEGS segments in all. An empty write chunk
+	 * holds no item and goes back as it came. */
 	reply_segs = reply ? reply->nsegs : 0;
 	total_segs = reply_segs;
 	for (i = 0; i < nwrites; i++) {
-		if (writes[i].nsegs == 0)
-			return -EINVAL;
 		wsegs[i] = writes[i].nsegs;
 		total_segs += writes[i].nsegs;
 	}

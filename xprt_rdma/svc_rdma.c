@@ -402,17 +402,62 @@ static int grow(uint8_t **buf, size_t *cap, size_t need)
 }
 
 /*
+ * Where k's read chunks go once read into rd: the inline part (for
+ * RDMA_NOMSG the position-zero chunk) and the pieces spliced in at their
+ * XDR positions (one chunk = consecutive read segments sharing a
+ * position). 0, or -EMSGSIZE.
+ */
+static int call_layout(const struct svc_call *k, const uint8_t *rd,
+		       struct rpcrdma_piece *pieces, uint32_t *npieces,
+		       const uint8_t **inl, size_t *inl_len)
+{
+	const struct rpcrdma_msg *h = &k->hdr;
+	bool nomsg = h->proc == RPCRDMA_NOMSG;
+	uint64_t off = 0;
+	uint32_t i, j;
+
+	*inl = k->rx.data + k->hlen;
+	*inl_len = k->rx.len - k->hlen;
+	*npieces = 0;
+	for (i = 0; i < h->nreads; i = j) {
+		uint32_t pos = h->reads[i].position;
+		uint64_t clen = 0;
+
+		for (j = i; j < h->nreads && h->reads[j].position == pos; j++)
+			clen += h->reads[j].seg.length;
+		if (pos == 0 && nomsg && i == 0) {
+			*inl = rd + off;
+			*inl_len = (size_t)clen;
+		} else {
+			if (clen > UINT32_MAX)
+				return -EMSGSIZE;
+			pieces[*npieces].position = pos;
+			pieces[*npieces].data = rd + off;
+			pieces[*npieces].length = (uint32_t)clen;
+			(*npieces)++;
+		}
+		off += clen;
+	}
+	return 0;
+}
+
+/*
  * Posts the RDMA Reads of every read chunk of k (RFC 8166 section 3.5.3)
  * into k->rdbuf, in the order of the read list; the call waits for them
  * in CALL_READING while the connection serves others. -EMSGSIZE when the
- * chunks are larger than max_msg or carry no call (the caller answers
- * ERR_CHUNK), or another -errno.
+ * chunks are larger than max_msg, carry no call, or could not be spliced
+ * into it (positions past the inline part, a rebuilt call over max_msg):
+ * checked before any Read, so a bad call costs no transfer (the caller
+ * answers ERR_CHUNK). Or another -errno.
  */
 static int call_start_reads(struct svc_call *k)
 {
 	const struct rpcrdma_msg *h = &k->hdr;
+	struct rpcrdma_piece pieces[RPCRDMA_MAX_READ_SEGS];
+	const uint8_t *inl;
 	uint64_t total = 0;
-	uint32_t i;
+	size_t inl_len, need;
+	uint32_t i, np;
 	int rc;
 
 	/* RDMA_NOMSG without a position-zero chunk carries no call. */
@@ -428,6 +473,12 @@ static int call_start_reads(struct svc_call *k)
 	rc = grow(&k->rdbuf, &k->rdcap, (size_t)total);
 	if (rc)
 		return rc;
+	rc = call_layout(k, k->rdbuf, pieces, &np, &inl, &inl_len);
+	if (rc)
+		return rc;
+	need = np ? rpcrdma_splice_len(inl_len, pieces, np) : inl_len;
+	if ((np && need == 0) || need > k->c->max_msg)
+		return -EMSGSIZE;
 	k->xfer.read = true;
 	k->xfer.local = k->rdbuf;
 	k->xfer.len = total;
@@ -441,41 +492,18 @@ static int call_start_reads(struct svc_call *k)
 }
 
 /*
- * The reads of k are in: rebuild the RPC message. For RDMA_NOMSG the
- * position-zero chunk is the message, for RDMA_MSG the inline part;
- * chunks at nonzero positions are spliced in at their XDR positions.
- * 0, or -EMSGSIZE (the caller answers ERR_CHUNK).
+ * The reads of k are in: rebuild the RPC message (call_layout, checked
+ * by call_start_reads). 0, or -EMSGSIZE (the caller answers ERR_CHUNK).
  */
 static int call_finish_reads(struct svc_call *k)
 {
-	const struct rpcrdma_msg *h = &k->hdr;
 	struct rpcrdma_piece pieces[RPCRDMA_MAX_READ_SEGS];
-	const uint8_t *inl = k->rx.data + k->hlen;
-	size_t inl_len = k->rx.len - k->hlen;
-	uint32_t npieces = 0, i, j;
-	uint64_t off = 0, need;
-	bool nomsg = h->proc == RPCRDMA_NOMSG;
+	const uint8_t *inl;
+	size_t inl_len, need;
+	uint32_t npieces;
 
-	/* One chunk = consecutive read segments sharing a position. */
-	for (i = 0; i < h->nreads; i = j) {
-		uint32_t pos = h->reads[i].position;
-		uint64_t clen = 0;
-
-		for (j = i; j < h->nreads && h->reads[j].position == pos; j++)
-			clen += h->reads[j].seg.length;
-		if (pos == 0 && nomsg && i == 0) {
-			inl = k->rdbuf + off;
-			inl_len = (size_t)clen;
-		} else {
-			if (clen > UINT32_MAX)
-				return -EMSGSIZE;
-			pieces[npieces].position = pos;
-			pieces[npieces].data = k->rdbuf + off;
-			pieces[npieces].length = (uint32_t)clen;
-			npieces++;
-		}
-		off += clen;
-	}
+	if (call_layout(k, k->rdbuf, pieces, &npieces, &inl, &inl_len))
+		return -EMSGSIZE;
 	if (npieces == 0) {
 		if (inl_len > k->c->max_msg)
 			return -EMSGSIZE;
@@ -483,15 +511,12 @@ static int call_finish_reads(struct svc_call *k)
 		k->msg_len = inl_len;
 		return 0;
 	}
-	/* The spliced call: the inline part, the chunks and their XDR
-	 * round-up (under 4 bytes each), never over max_msg. */
-	need = inl_len + off + 4 * (uint64_t)npieces;
-	if (need > k->c->max_msg)
-		need = k->c->max_msg;
-	if (grow(&k->callbuf, &k->callcap, (size_t)need))
+	need = rpcrdma_splice_len(inl_len, pieces, npieces);
+	if (need == 0 || need > k->c->max_msg ||
+	    grow(&k->callbuf, &k->callcap, need))
 		return -EMSGSIZE;
-	if (rpcrdma_splice(inl, inl_len, pieces, npieces, k->callbuf,
-			   (size_t)need, &k->msg_len))
+	if (rpcrdma_splice(inl, inl_len, pieces, npieces, k->callbuf, need,
+			   &k->msg_len))
 		return -EMSGSIZE;
 	k->msg = k->callbuf;
 	return 0;

@@ -557,10 +557,18 @@ START_TEST(reply_invalid)
 					    &rp), -EINVAL);
 	ck_assert_int_eq(rpcrdma_plan_reply(100, NULL, 0, 0, 1024, NULL, 1,
 					    NULL, &rp), -EINVAL);
-	/* A write chunk with no segment cannot have been offered. */
+	/* A write chunk with no segment holds no item: accepted, unused. */
 	w[0].nsegs = 0;
-	ck_assert_int_eq(rpcrdma_plan_reply(100, NULL, 0, 0, 1024, w, 1,
-					    NULL, &rp), -EINVAL);
+	w[0].bytes = 0;
+	{
+		const struct rpcrdma_item one = { 8, 2000 };
+
+		ck_assert_int_eq(rpcrdma_plan_reply(2100, &one, 1, 1024, 4096, w,
+						    1, NULL, &rp), 0);
+		ck_assert_int_eq(rp.item_chunk[0], -1);
+		ck_assert_int_eq(rp.kind, RPCRDMA_REPLY_INLINE);
+	}
+	w[0].bytes = 100;
 	/* More than RPCRDMA_MAX_SEGS segments in all: 64 + 1. */
 	w[0].nsegs = RPCRDMA_MAX_SEGS;
 	ck_assert_int_eq(rpcrdma_plan_reply(100, NULL, 0, 0, 4096, w, 1,

@@ -363,6 +363,84 @@ START_TEST(test_ddp_read_chunk)
 END_TEST
 
 /*
+ * A write chunk with no segments (conformance review 3): accepted and
+ * echoed as it came, as the Linux server does; the reply goes inline.
+ */
+START_TEST(test_empty_write_chunk)
+{
+	struct rpcrdma_ep *ep;
+	struct srv s;
+
+	srv_start(&s, 0);
+	ep = raw_connect(s.port);
+	{
+		const uint32_t m[] = { 0x12345691, 1, 1, 0, 0, 1, 0, 0, 0,
+				       0x12345691, 0, 2, T_PROG, T_VERS, 0,
+				       0, 0, 0, 0 };
+		const uint32_t r[] = { 0x12345691, 1, 1, 0, 0, 1, 0, 0, 0,
+				       0x12345691, 1, 0, 0, 0, 0 };
+
+		raw_send(ep, m, sizeof(m) / 4);
+		raw_expect(ep, r, sizeof(r) / 4);
+	}
+	raw_null_call(ep, 0x10000007);
+	rpcrdma_ep_destroy(ep);
+	srv_stop(&s);
+}
+END_TEST
+
+/*
+ * A DDP call whose read chunk could not be spliced into it (position 4096
+ * past the 44 inline bytes) is refused with ERR_CHUNK before any RDMA
+ * Read: the server pulls nothing for it (security review 14).
+ */
+START_TEST(test_read_chunk_checked_first)
+{
+	enum { N = 65536 };
+	char *d = mkdata(79, N);
+	struct rpcrdma_stats a, b;
+	struct rpcrdma_ep *ep;
+	struct rpcrdma_mr *mr_d;
+	uint32_t w[32], hd;
+	size_t n = 0;
+	struct srv s;
+	SVCXPRT *x;
+
+	srv_start(&s, 0);
+	ep = raw_connect(s.port);
+	raw_null_call(ep, 0x10000005);
+	x = atomic_load(&last_xprt);
+	mr_d = raw_reg(ep, d, N, RPCRDMA_ACCESS_REMOTE_READ, &hd);
+	a = svc_stats_of(x);
+	w[n++] = 0x12345690; w[n++] = 1; w[n++] = 1; w[n++] = 0;
+	w[n++] = 1; w[n++] = 4096;
+	n = put_seg(w, n, hd, N, d);
+	w[n++] = 0;
+	w[n++] = 0;
+	w[n++] = 0;
+	w[n++] = 0x12345690; w[n++] = 0; w[n++] = 2; w[n++] = T_PROG;
+	w[n++] = T_VERS; w[n++] = P_ECHO; w[n++] = 0; w[n++] = 0;
+	w[n++] = 0; w[n++] = 0;
+	w[n++] = N;
+	raw_send(ep, w, n);
+	{
+		const uint32_t r[] = { 0x12345690, 1, 1, 4, 2 };
+
+		raw_expect(ep, r, 5);
+	}
+	raw_null_call(ep, 0x10000006);
+	b = svc_stats_of(x);
+	ck_assert_uint_eq(b.err_chunk_sent - a.err_chunk_sent, 1);
+	ck_assert_uint_eq(b.read_chunks, a.read_chunks);
+	ck_assert_uint_eq(b.rdma_read_bytes, a.rdma_read_bytes);
+	rpcrdma_mr_dereg(mr_d);
+	rpcrdma_ep_destroy(ep);
+	free(d);
+	srv_stop(&s);
+}
+END_TEST
+
+/*
  * The server writes a reply's data item into the write chunk offered
  * (RFC 8166 section 3.4.6), the way the Linux client offers it for an NFS
  * READ of odd length: segments filled in order with exactly the item's
@@ -941,6 +1019,8 @@ int main(void)
 	tcase_add_test(tc, test_reply_hints);
 	tcase_add_test(tc, test_ddp);
 	tcase_add_test(tc, test_write_chunk_raw);
+	tcase_add_test(tc, test_read_chunk_checked_first);
+	tcase_add_test(tc, test_empty_write_chunk);
 	suite_add_tcase(su, tc);
 	why = rpcbind_start();
 	if (!why) {
