@@ -107,6 +107,7 @@ struct ct_slot {
 	uint32_t wbase;	      /* reply_buf offset of the first */
 	struct rpcrdma_segment wsegs[RPCRDMA_MAX_WRITE_CHUNKS];
 	uint32_t wlen[RPCRDMA_MAX_WRITE_CHUNKS]; /* bytes written in them */
+	struct rpcrdma_segment reply_seg;        /* the reply chunk offered */
 	bool inv_pending;     /* reply in, its window's LOCAL_INV posted */
 	bool replied;	      /* its reply was taken: later ones dropped */
 	int inv_err;	      /* the slot's outcome once that completes */
@@ -403,9 +404,12 @@ static void ct_flush_invalidations(struct ct *ct)
 }
 
 /*
- * The write list of a reply (RFC 8166 section 3.4.6): at most the chunks
- * s offered, each its one segment echoed with what was written into it,
- * no more than offered. -EBADMSG otherwise (ct->lock held).
+ * The chunk lists of a reply must be what s's call offered (RFC 8166
+ * sections 3.4.6 and 3.5.4): no read list; at most the write chunks
+ * offered, each its one segment echoed with what was written into it, no
+ * more than offered; a reply chunk only with RDMA_NOMSG, and then the one
+ * segment offered (its length checked by the caller). -EBADMSG otherwise,
+ * before any byte of the reply is used (ct->lock held).
  */
 static int ct_take_writes(struct ct *ct, struct ct_slot *s,
 			  const struct rpcrdma_msg *m)
@@ -413,8 +417,17 @@ static int ct_take_writes(struct ct *ct, struct ct_slot *s,
 	bool used = false;
 	uint32_t i;
 
-	if (m->nwrites > s->nwrites)
+	if (m->nreads || m->nwrites > s->nwrites ||
+	    (m->has_reply && m->proc != RPCRDMA_NOMSG))
 		return -EBADMSG;
+	if (m->has_reply) {
+		const struct rpcrdma_segment *g = &m->segs[m->reply.first];
+
+		if (!s->reply_chunk || m->reply.nsegs != 1 ||
+		    g->handle != s->reply_seg.handle ||
+		    g->offset != s->reply_seg.offset)
+			return -EBADMSG;
+	}
 	for (i = 0; i < m->nwrites; i++) {
 		const struct rpcrdma_chunk *c = &m->writes[i];
 		const struct rpcrdma_segment *g = &m->segs[c->first];
@@ -1196,6 +1209,7 @@ static int ct_send(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
 		seg.handle = rkey;
 		seg.length = s->reply_chunk;
 		seg.offset = (uint64_t)(uintptr_t)s->reply_buf;
+		s->reply_seg = seg;
 		rc = rpcrdma_msg_add_reply_seg(&m, &seg);
 		if (rc)
 			goto out_enc;

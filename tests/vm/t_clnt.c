@@ -1038,10 +1038,11 @@ static void raw_pair_reply_writes(struct raw_pair *p,
 }
 
 /*
- * A reply's write list must be what the call offered (RFC 8166 section
+ * A reply's chunk lists must be what the call offered (RFC 8166 section
  * 3.4.6): more bytes than the chunk holds, more segments than offered, a
- * segment the call never named, or data in a chunk that the results do
- * not take fail that call (RPC_CANTDECODERES), never mix bytes into it,
+ * segment the call never named, data in a chunk that the results do not
+ * take, a read list, a reply chunk with RDMA_MSG or elsewhere than
+ * offered fail that call (RPC_CANTDECODERES), never mix bytes into it,
  * and the connection carries the next call. A chunk returned unused
  * (length 0) is fine.
  */
@@ -1086,6 +1087,45 @@ START_TEST(test_bad_write_list)
 		raw_pair_reply_writes(&p, &m, g, n);
 		ck_assert_int_eq(raw_pair_result(&p),
 				 c == 4 ? RPC_SUCCESS : RPC_CANTDECODERES);
+	}
+	/* Other lists a reply may not carry (conformance review 13): a
+	 * read list; a reply chunk with RDMA_MSG; with RDMA_NOMSG a reply
+	 * chunk at another address than offered. */
+	for (int c = 0; c < 3; c++) {
+		struct rpcrdma_segment r;
+		uint32_t w[32];
+		size_t k = 0;
+		struct iovec iov;
+
+		raw_pair_call(&p, &m);
+		r = m.segs[m.reply.first];
+		w[k++] = m.xid; w[k++] = 1; w[k++] = m.credits;
+		w[k++] = c == 2 ? RPCRDMA_NOMSG : RPCRDMA_MSG;
+		if (c == 0) {
+			w[k++] = 1; w[k++] = 4;
+			w[k++] = r.handle; w[k++] = 4; w[k++] = 0; w[k++] = 0;
+		}
+		w[k++] = 0;			/* read list ends */
+		w[k++] = 0;			/* no write list */
+		if (c == 0) {
+			w[k++] = 0;		/* no reply chunk */
+		} else {
+			w[k++] = 1; w[k++] = 1;
+			w[k++] = r.handle;
+			w[k++] = c == 1 ? 0 : 28;
+			w[k++] = (uint32_t)(r.offset >> 32);
+			w[k++] = (uint32_t)r.offset + (c == 2 ? 64 : 0);
+		}
+		if (c != 2) {
+			w[k++] = m.xid; w[k++] = 1; w[k++] = 0; w[k++] = 0;
+			w[k++] = 0; w[k++] = 0;
+		}
+		for (size_t i = 0; i < k; i++)
+			w[i] = htonl(w[i]);
+		iov.iov_base = w;
+		iov.iov_len = k * 4;
+		ck_assert_int_eq(rpcrdma_ep_send(p.a.ep, &iov, 1, 0), 0);
+		ck_assert_int_eq(raw_pair_result(&p), RPC_CANTDECODERES);
 	}
 	raw_pair_call(&p, &m);
 	raw_pair_reply(&p, &m, 0, 0);
