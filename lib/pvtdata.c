@@ -142,6 +142,9 @@ int rpcrdma_pvtdata_parse(const void *buf, size_t len,
  * peers have set this bit"; when either clears it, the responder MUST use
  * only RDMA Send. So peer_remote_inv needs our own R as well as the
  * peer's: we advertise R only when we can handle (and issue) it.
+ * Receiving is another matter: the Linux server sends R = 0 yet uses Send
+ * With Invalidate whenever the client set R (docs/conformance.md), so
+ * remote_inv_in, what we must be ready to receive, is our own R alone.
  *
  * A NULL local is taken as the defaults too (1024 each way, no R).
  */
@@ -163,5 +166,6 @@ void rpcrdma_pvtdata_negotiate(const struct rpcrdma_pvtdata *local,
 	out->send_max = min_u32(l->send_size, r->recv_size);
 	out->recv_max = min_u32(l->recv_size, r->send_size);
 	out->peer_remote_inv = l->remote_inv && r->remote_inv;
+	out->remote_inv_in = l->remote_inv;
 	out->peer_sent_pvtdata = peer != NULL;
 }

@@ -313,16 +313,18 @@ static bool ct_revoke(struct ct *ct, struct ct_slot *s,
 		/*
 		 * RFC 8797 section 4.1: with R on both sides the responder
 		 * may revoke the call's window itself; nothing is left to
-		 * invalidate. Any other Send With Invalidate (R not agreed,
-		 * a window not the call's, or one whose local invalidation
-		 * is under way) breaks the protocol: the window it names is
-		 * revoked already and must never be invalidated again (rxe
+		 * invalidate. The Linux server does so whenever we set R,
+		 * its own R clear: our R is what we accept. Any other Send
+		 * With Invalidate (we did not set R, a window not the
+		 * call's, or one whose local invalidation is under way)
+		 * breaks the protocol: the window it names is revoked
+		 * already and must never be invalidated again (rxe
 		 * crashes); the connection is closed.
 		 */
 		struct rpcrdma_win *mine = NULL;
 
 		if (s && !s->inv_pending && ct->ep &&
-		    rpcrdma_ep_inline(ct->ep)->peer_remote_inv)
+		    rpcrdma_ep_inline(ct->ep)->remote_inv_in)
 			mine = rpcrdma_win_owns(s->win, rx->inv_rkey) ? s->win
 			     : rpcrdma_win_owns(s->call_win, rx->inv_rkey) ?
 				       s->call_win : NULL;
@@ -1148,13 +1150,14 @@ static int ct_send(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
 		   ct_window(ct, ep, &s->call_win, rpc, rpc_len,
 			     rpcrdma_xdrgrow_cap(&s->xdr));
 	/*
-	 * With R agreed the responder invalidates the rkey when a call names
-	 * only one: what the call exposes must be windows, never a
+	 * Once we set R the responder may invalidate the rkey when a call
+	 * names only one (the Linux server does even when its own R is
+	 * clear): what the call exposes must be windows, never a
 	 * registration (an MR cannot be invalidated remotely; the QP would
 	 * fail).
 	 */
 	if (((expose && !use_win) || (plan.nchunks && !use_cwin)) &&
-	    inl->peer_remote_inv) {
+	    inl->remote_inv_in) {
 		/* No window to expose where R promised one: this connection
 		 * cannot carry the call; the next one will not promise. */
 		pthread_mutex_lock(&ct->lock);

@@ -10,6 +10,9 @@ struct rpcrdma_inline {
 	uint32_t send_max;	/* largest message we may Send to the peer */
 	uint32_t recv_max;	/* largest message the peer may Send us */
 	bool peer_remote_inv;	/* we may use Send With Invalidate toward peer */
+	bool remote_inv_in;	/* the peer may revoke our memory with Send
+				 * With Invalidate: we set R (the Linux
+				 * server does so whatever its own flag) */
 	bool peer_sent_pvtdata;	/* false: RFC 8166 defaults were applied */
 };
 

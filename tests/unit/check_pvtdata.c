@@ -409,7 +409,8 @@ struct neg_vec {
 /*
  * send_max = min(local send, peer receive), recv_max = min(local receive,
  * peer send) (section 4.2); R needs both sides (section 4.1); without
- * peer data 1024 each way and no R (section 5.1).
+ * peer data 1024 each way and no R (section 5.1). Receiving Send With
+ * Invalidate follows our own R only.
  */
 static const struct neg_vec neg_vecs[] = {
 	/* Both 4096/4096 with R (what Linux sends with FRWR). */
@@ -442,6 +443,9 @@ START_TEST(test_negotiate_table)
 	ck_assert_uint_eq(out.send_max, v->send_max);
 	ck_assert_uint_eq(out.recv_max, v->recv_max);
 	ck_assert(out.peer_remote_inv == v->rinv);
+	/* What we accept is our own R alone (the Linux server invalidates
+	 * with its R clear). */
+	ck_assert(out.remote_inv_in == v->l_r);
 	ck_assert(out.peer_sent_pvtdata == v->has_peer);
 }
 END_TEST
@@ -501,6 +505,7 @@ START_TEST(test_negotiate_null)
 	ck_assert_uint_eq(out.send_max, 1024);
 	ck_assert_uint_eq(out.recv_max, 1024);
 	ck_assert(!out.peer_remote_inv);
+	ck_assert(!out.remote_inv_in);
 	ck_assert(!out.peer_sent_pvtdata);
 
 	/* NULL out: no crash. */

@@ -950,13 +950,14 @@ START_TEST(test_duplicate_reply)
 END_TEST
 
 /*
- * A reply sent With Invalidate of the call's reply chunk although R was
- * not agreed (RFC 8797 section 4.1: the responder did not advertise it),
- * or, with R agreed, of an rkey that is not the call's: the client closes
- * the connection and fails the call, and never invalidates that window
- * again (on rxe that would crash the guest's kernel). With R agreed, the
- * call's own rkey is the legitimate case: the call succeeds without a
- * local invalidation.
+ * A reply sent With Invalidate of the call's reply chunk although the
+ * client did not set R (RFC 8797 section 4.1), or of an rkey that is not
+ * the call's: the client closes the connection and fails the call, and
+ * never invalidates that window again (on rxe that would crash the
+ * guest's kernel). The call's own rkey, once the client set R, is the
+ * legitimate case, whether the responder set R (c == 1) or not (c == 0:
+ * the Linux server advertises R = 0 and invalidates all the same): the
+ * call succeeds without a local invalidation.
  */
 START_TEST(test_unasked_remote_invalidation)
 {
@@ -964,13 +965,18 @@ START_TEST(test_unasked_remote_invalidation)
 	struct rpcrdma_msg m;
 	struct raw_pair p;
 	struct rpcrdma_stats a, b;
+	struct rpcrdma_opts no_r;
 
-	for (int c = 0; c < 3; c++) {
+	rpcrdma_opts_default(&no_r);
+	no_r.remote_inv = false;
+	for (int c = 0; c < 4; c++) {
 		uint32_t rkey;
 
 		raw_pair_r = c != 0;
+		clnt_base = c == 3 ? &no_r : NULL;
 		raw_pair_open(&p);
 		raw_pair_r = true;
+		clnt_base = NULL;
 		if (!rpcrdma_ep_windows(p.a.ep)) {
 			/* An MR cannot be invalidated remotely: the Send
 			 * would only break the responder's own QP. */
@@ -985,7 +991,7 @@ START_TEST(test_unasked_remote_invalidation)
 						    ((rkey + 1) & 0xffu))
 						  : rkey);
 		b = stats_of(p.c.cl);
-		if (c == 1) {
+		if (c <= 1) {
 			ck_assert_int_eq(raw_pair_result(&p), RPC_SUCCESS);
 			b = stats_of(p.c.cl);
 			ck_assert_uint_eq(b.connects, 1);
@@ -999,7 +1005,7 @@ START_TEST(test_unasked_remote_invalidation)
 		 * window's current one (the QP fails), or the client finds
 		 * the key is not the call's: the connection goes either
 		 * way, and nothing is invalidated locally. */
-		if (c != 2)
+		if (c != 2 && c != 3)
 			ck_assert_uint_ge(b.remote_invalidations -
 						  a.remote_invalidations, 1);
 		ck_assert_uint_eq(b.local_invalidations,
