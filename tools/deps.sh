@@ -6,7 +6,7 @@ set -euo pipefail
 
 pkgs=(build-essential autoconf automake libtool pkg-config
       libtirpc-dev libibverbs-dev librdmacm-dev ibverbs-providers rdma-core
-      check rpcbind rpcsvc-proto valgrind
+      check rpcbind rpcsvc-proto valgrind nfs-kernel-server
       qemu-system-x86 busybox-static cpio kmod iproute2
       ibverbs-utils rdmacm-utils perftest)
 [ $# -eq 0 ] || pkgs=("$@")
