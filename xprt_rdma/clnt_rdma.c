@@ -30,16 +30,19 @@
  * Errors: a lost connection fails every call in flight with RPC_CANTRECV
  * (re_errno ENOTCONN); the next call reconnects (a new endpoint, a fresh
  * RFC 8797 Private Data exchange). A reconnect that fails gives
- * RPC_CANTSEND with its errno. RDMA_ERROR fails only its call with
- * RPC_CANTRECV, re_errno EPROTONOSUPPORT for ERR_VERS and EBADMSG for
- * ERR_CHUNK; a reply whose header the decoder rejects fails its call with
- * RPC_CANTDECODERES. A call that times out is abandoned: its slot keeps
- * its credit and its reply chunk exposed (the server may still write it)
- * until the late reply arrives and is dropped, or the connection is
- * reset. When every credit is held by abandoned calls and a caller has
- * waited a whole timeout for one, the connection is reset by the next
- * call. A reset closes the connection at once, so that no window stays
- * reachable. A Send With Invalidate (R is never advertised) or a second
+ * RPC_CANTSEND with its errno. RDMA_ERROR, a permanent error (RFC 8166
+ * section 4.5), fails only its call: ERR_VERS with RPC_SYSTEMERROR,
+ * re_errno EPROTONOSUPPORT, ERR_CHUNK with RPC_CANTDECODEARGS, re_errno
+ * EBADMSG; a reply whose header the decoder rejects fails its call with
+ * RPC_CANTDECODERES. clnt_sperror adds, for a call that met a limit,
+ * which knob moves it. A call that times out is abandoned: what it
+ * exposed is revoked before clnt_call returns (ct_abandon: locally, or
+ * by a reset where the server may invalidate remotely), its credit stays
+ * taken until the late reply arrives and is dropped, or the connection
+ * is reset. When every credit is held by abandoned calls and a caller
+ * has waited a whole timeout for one, the connection is reset by the
+ * next call. A reset closes the connection at once, so that no window
+ * stays reachable. A Send With Invalidate we did not ask for or a second
  * reply to one XID is the peer's error: the first closes the connection,
  * the second is dropped.
  */
@@ -113,6 +116,19 @@ struct ct_slot {
 	int inv_err;	      /* the slot's outcome once that completes */
 };
 
+/* The limit a failed call ran into, for clnt_sperror (netid.c). */
+enum ct_limit_kind {
+	CT_LIM_NONE,
+	CT_LIM_CALL,		/* call larger than max_msg */
+	CT_LIM_ERR_CHUNK,	/* RDMA_ERROR ERR_CHUNK */
+	CT_LIM_ERR_VERS,	/* RDMA_ERROR ERR_VERS */
+	CT_LIM_REPLY,		/* reply not within the chunks offered */
+};
+struct ct_limit {
+	enum ct_limit_kind kind;
+	uint32_t bytes;		/* max_msg, or the reply room offered */
+};
+
 /* One procedure's hints (0: none of that kind). */
 struct ct_hint {
 	rpcproc_t proc;
@@ -156,6 +172,7 @@ struct ct {
 	struct timeval wait;
 	bool wait_set;
 	struct rpc_err error;
+	struct ct_limit limit;	/* of the call that set error */
 	/* Reply size hints: for every procedure, and per procedure. */
 	uint32_t reply_max;
 	struct ct_hint *hints;
@@ -361,6 +378,38 @@ static bool ct_revoke(struct ct *ct, struct ct_slot *s,
 	s->inv_err = 0;
 	ct->inv_pending++;
 	return true;
+}
+
+/*
+ * s's caller timed out: nothing the call exposed may stay reachable once
+ * clnt_call returns. Where the responder may revoke our windows itself
+ * (we set R), a local invalidation could meet a late reply's Send With
+ * Invalidate, and a second invalidation crashes rxe: the connection is
+ * reset instead, as the Linux client does on a timeout (xprt_rdma_timer).
+ * Otherwise the windows are invalidated, or the registrations dropped,
+ * now; a late reply that still writes into them fails on the responder,
+ * which ends the connection then. A reply already in has its
+ * invalidation under way: the poller completes it (ct->lock held).
+ */
+static void ct_abandon(struct ct *ct, struct ct_slot *s)
+{
+	bool bound = rpcrdma_win_bound(s->win) ||
+		     rpcrdma_win_bound(s->call_win);
+
+	if (s->inv_pending || !ct->ep)
+		return;
+	if (bound && rpcrdma_ep_inline(ct->ep)->remote_inv_in) {
+		ct_break(ct);
+		return;
+	}
+	if (rpcrdma_win_invalidate_post(s->win) ||
+	    rpcrdma_win_invalidate_post(s->call_win) ||
+	    rpcrdma_win_invalidate_wait(s->win, CT_INVALIDATE_MS) ||
+	    rpcrdma_win_invalidate_wait(s->call_win, CT_INVALIDATE_MS)) {
+		ct_break(ct);
+		return;
+	}
+	slot_dereg(s);
 }
 
 /* s's outcome: now, or once its window's invalidation completed. */
@@ -1373,7 +1422,8 @@ static void err_from_errno(struct rpc_err *err, enum clnt_stat st, int rc)
 static enum clnt_stat ct_call_once(struct ct *ct, rpcproc_t proc,
 				   xdrproc_t xargs, void *argsp, xdrproc_t xres,
 				   void *resp, const struct timespec *dl,
-				   struct rpc_err *err, bool *refresh)
+				   struct rpc_err *err, struct ct_limit *lim,
+				   bool *refresh)
 {
 	enum clnt_stat st = RPC_SUCCESS;
 	struct rpcrdma_ep *ep;
@@ -1422,6 +1472,10 @@ retry:
 	if (!ct_encode(ct, s, xid, proc, xargs, argsp)) {
 		st = RPC_CANTENCODEARGS;
 		rc = -EMSGSIZE;
+		if (rpcrdma_xdrgrow_over(&s->xdr)) {
+			lim->kind = CT_LIM_CALL;
+			lim->bytes = ct->opts.max_msg;
+		}
 		goto out_release;
 	}
 	rc = ct_send(ct, ep, s, &st);
@@ -1442,9 +1496,11 @@ retry:
 	pthread_mutex_lock(&ct->lock);
 	rc = ct_wait(ct, pred_slot_done, s, dl, false);
 	if (rc == -ETIMEDOUT && s->state == SLOT_WAITING) {
-		/* Keep credit and registrations until the reply shows up. */
+		/* The credit stays taken until the reply shows up or the
+		 * connection is reset; the memory is revoked now. */
 		s->state = SLOT_ABANDONED;
 		ct->ep_users--;
+		ct_abandon(ct, s);
 		pthread_cond_broadcast(&ct->cv);
 		err->re_status = RPC_TIMEDOUT;
 		pthread_mutex_unlock(&ct->lock);
@@ -1456,12 +1512,24 @@ retry:
 		st = RPC_CANTRECV;
 		rc = -ENOTCONN;
 	} else if (s->err == -EPROTO) {
-		st = RPC_CANTRECV;
-		rc = s->rdma_err == RPCRDMA_ERR_VERS ? -EPROTONOSUPPORT
-						     : -EBADMSG;
+		/* RFC 8166 section 4.5: RDMA_ERROR reports a permanent
+		 * error; a status callers do not take for a transport
+		 * hiccup to retry (conformance review 16). */
+		if (s->rdma_err == RPCRDMA_ERR_VERS) {
+			st = RPC_SYSTEMERROR;
+			rc = -EPROTONOSUPPORT;
+			lim->kind = CT_LIM_ERR_VERS;
+		} else {
+			st = RPC_CANTDECODEARGS;
+			rc = -EBADMSG;
+			lim->kind = CT_LIM_ERR_CHUNK;
+		}
+		lim->bytes = s->nwrites ? s->wbase : s->reply_chunk;
 	} else if (s->err) {
 		st = RPC_CANTDECODERES;
 		rc = s->err;
+		lim->kind = CT_LIM_REPLY;
+		lim->bytes = s->nwrites ? s->wbase : s->reply_chunk;
 	}
 	slot_dereg(s);
 	if (st == RPC_SUCCESS) {
@@ -1488,6 +1556,7 @@ static enum clnt_stat clnt_rdma_call(CLIENT *cl, rpcproc_t proc,
 	int refreshes = CT_REFRESHES;
 	struct timespec dl;
 	struct rpc_err err;
+	struct ct_limit lim;
 	enum clnt_stat st;
 	struct timeval tv;
 	bool refresh, gss;
@@ -1507,16 +1576,60 @@ static enum clnt_stat clnt_rdma_call(CLIENT *cl, rpcproc_t proc,
 		pthread_mutex_lock(&ct->gss_lock);
 	do {
 		refresh = false;
+		memset(&lim, 0, sizeof(lim));
 		st = ct_call_once(ct, proc, xargs, argsp, xres, resp, &dl, &err,
-				  &refresh);
+				  &lim, &refresh);
 	} while (st == RPC_AUTHERROR && refresh && refreshes-- > 0);
 	if (gss)
 		pthread_mutex_unlock(&ct->gss_lock);
 
 	pthread_mutex_lock(&ct->lock);
 	ct->error = err;
+	ct->limit = lim;
 	pthread_mutex_unlock(&ct->lock);
 	return st;
+}
+
+int rpcrdma_clnt_errtext(CLIENT *cl, char *buf, size_t len)
+{
+	struct ct_limit lim;
+	struct ct *ct;
+	int n = 0;
+
+	if (!cl || cl->cl_ops != &clnt_rdma_ops || !len)
+		return 0;
+	ct = to_ct(cl);
+	pthread_mutex_lock(&ct->lock);
+	lim = ct->limit;
+	pthread_mutex_unlock(&ct->lock);
+	switch (lim.kind) {
+	case CT_LIM_NONE:
+		buf[0] = 0;
+		break;
+	case CT_LIM_CALL:
+		n = snprintf(buf, len, "the call is larger than max_msg (%u "
+			     "bytes): raise RPCRDMA_MAX_MSG or rpcrdma_opts."
+			     "max_msg, on the server too", lim.bytes);
+		break;
+	case CT_LIM_ERR_CHUNK:
+		n = snprintf(buf, len, "RDMA_ERROR ERR_CHUNK: the server "
+			     "could not use the call's chunks, most often "
+			     "a reply larger than the %u bytes offered: "
+			     "raise CLSET_RDMA_PROC_REPLY or "
+			     "CLSET_RDMA_REPLY_MAX (at most "
+			     "RPCRDMA_MAX_MSG)", lim.bytes);
+		break;
+	case CT_LIM_ERR_VERS:
+		n = snprintf(buf, len, "RDMA_ERROR ERR_VERS: the server "
+			     "does not speak RPC-over-RDMA version 1");
+		break;
+	case CT_LIM_REPLY:
+		n = snprintf(buf, len, "the reply did not fit the %u bytes "
+			     "and chunks the call offered (CLSET_RDMA_PROC_"
+			     "REPLY, CLSET_RDMA_PROC_DDP)", lim.bytes);
+		break;
+	}
+	return n < 0 ? 0 : n;
 }
 
 static void clnt_rdma_abort(CLIENT *cl)

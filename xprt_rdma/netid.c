@@ -18,6 +18,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
@@ -50,6 +51,7 @@ typedef bool_t (*svc_reg_fn)(SVCXPRT *, rpcprog_t, rpcvers_t, dispatch_fn,
 			     const struct netconfig *);
 typedef bool_t (*rpcb_set_fn)(rpcprog_t, rpcvers_t, const struct netconfig *,
 			      const struct netbuf *);
+typedef char *(*clnt_sperror_fn)(CLIENT *, const char *);
 
 static struct {
 	getnetconfigent_fn getnetconfigent;
@@ -63,6 +65,7 @@ static struct {
 	svc_tli_create_fn svc_tli_create;
 	svc_reg_fn svc_reg;
 	rpcb_set_fn rpcb_set;
+	clnt_sperror_fn clnt_sperror;
 } real;
 
 static pthread_once_t real_once = PTHREAD_ONCE_INIT;
@@ -103,6 +106,7 @@ static void resolve_real(void)
 	real.svc_tli_create = (svc_tli_create_fn)next_sym("svc_tli_create");
 	real.svc_reg = (svc_reg_fn)next_sym("svc_reg");
 	real.rpcb_set = (rpcb_set_fn)next_sym("rpcb_set");
+	real.clnt_sperror = (clnt_sperror_fn)next_sym("clnt_sperror");
 }
 
 static void need_real(void)
@@ -393,4 +397,34 @@ SVCXPRT *svc_tp_create(dispatch_fn dispatch, rpcprog_t prog, rpcvers_t vers,
 		return NULL;
 	}
 	return xprt;
+}
+
+/* ---- error text ---- */
+
+/*
+ * libtirpc's text, and for a CLIENT of ours whose call met a limit (a
+ * call over max_msg, a reply over what was offered, RDMA_ERROR) what the
+ * limit was and the knob that moves it. clnt_perror is libtirpc's
+ * clnt_sperror printed: it is interposed too, since libtirpc's own call
+ * would not reach ours.
+ */
+char *clnt_sperror(CLIENT *cl, const char *s)
+{
+	static _Thread_local char buf[1024];
+	char extra[512];
+	char *t;
+
+	need_real();
+	if (!real.clnt_sperror)
+		return (char *)"RPC: clnt_sperror unavailable";
+	t = real.clnt_sperror(cl, s);
+	if (!t || !rpcrdma_clnt_errtext(cl, extra, sizeof(extra)))
+		return t;
+	snprintf(buf, sizeof(buf), "%s; %s", t, extra);
+	return buf;
+}
+
+void clnt_perror(CLIENT *cl, const char *s)
+{
+	fprintf(stderr, "%s\n", clnt_sperror(cl, s));
 }

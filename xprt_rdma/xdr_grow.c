@@ -27,6 +27,7 @@ struct xdrgrow {
 	size_t end;	/* high-water mark: bytes ever written */
 	size_t cap;	/* allocated */
 	size_t max;	/* hard limit */
+	bool over;	/* an encode met max since the last reset */
 	uint32_t ddp_min;	/* 0: items are not noted */
 	uint32_t nitems;
 	struct rpcrdma_item items[RPCRDMA_PLAN_MAX_ITEMS];
@@ -61,8 +62,10 @@ static bool xg_room(struct xdrgrow *xg, size_t need, size_t limit)
 /* Makes room for n more bytes at pos; false past max or without memory. */
 static bool xg_reserve(struct xdrgrow *xg, size_t n)
 {
-	if (n > xg->max - xg->pos)
+	if (n > xg->max - xg->pos) {
+		xg->over = true;
 		return false;
+	}
 	return xg_room(xg, xg->pos + n, xg->max);
 }
 
@@ -231,7 +234,13 @@ void rpcrdma_xdrgrow_reset(XDR *xdrs)
 	xg->pos = 0;
 	xg->end = 0;
 	xg->nitems = 0;
+	xg->over = false;
 	xdrs->x_op = XDR_ENCODE;
+}
+
+bool rpcrdma_xdrgrow_over(XDR *xdrs)
+{
+	return to_xg(xdrs)->over;
 }
 
 size_t rpcrdma_xdrgrow_cap(XDR *xdrs)

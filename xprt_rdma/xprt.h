@@ -13,6 +13,10 @@ void rpcrdma_opts_from_env(struct rpcrdma_opts *o);
  * errno, either sign). Internal: not exported by librpcrdma.map. */
 void xprt_createerr(enum clnt_stat st, int err);
 /* Converts the public options to the engine's; 0 or -EINVAL. */
+/* For a CLIENT of ours whose last call failed against a limit: what the
+ * limit was and which knob moves it, into buf (clnt_sperror appends it).
+ * Returns the length, 0 when there is nothing to say or cl is not ours. */
+int rpcrdma_clnt_errtext(CLIENT *cl, char *buf, size_t len);
 int rpcrdma_opts_to_ep(const struct rpcrdma_opts *o, struct rpcrdma_ep_opts *eo);
 
 /* rpcbind over TCP to the local (server) or remote (client) rpcbind,
@@ -41,6 +45,8 @@ void rpcrdma_xdrgrow_reset(XDR *xdrs);
 void rpcrdma_xdrgrow_destroy(XDR *xdrs);
 /* Bytes the buffer holds now (it keeps its largest size until freed). */
 size_t rpcrdma_xdrgrow_cap(XDR *xdrs);
+/* Whether an encode failed for want of room below max since the reset. */
+bool rpcrdma_xdrgrow_over(XDR *xdrs);
 /* Notes, from now on, the data items of at least min bytes (0: none) that
  * the generic DDP rule may move into chunks (up to RPCRDMA_PLAN_MAX_ITEMS,
  * later ones stay inline). */

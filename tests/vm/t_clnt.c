@@ -652,6 +652,9 @@ START_TEST(test_big)
 	ck_assert_int_eq(clnt_call(cl, P_ECHO, XP(xdr_blob), &arg,
 				   XP(xdr_blob), NULL, tmo),
 			 RPC_CANTENCODEARGS);
+	/* The error text names the limit and its knob. */
+	ck_assert_msg(strstr(clnt_sperror(cl, "big"), "RPCRDMA_MAX_MSG"),
+		      "%s", clnt_sperror(cl, "big"));
 	b = stats_of(cl);
 	ck_assert_uint_eq(b.sent_msg + b.sent_nomsg,
 			  a.sent_msg + a.sent_nomsg);

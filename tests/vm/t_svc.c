@@ -573,17 +573,23 @@ static struct rpcrdma_stats clnt_stats(CLIENT *cl)
 	return st;
 }
 
-/* An echo of n bytes that must fail with the server's ERR_CHUNK. */
+/* An echo of n bytes that must fail with the server's ERR_CHUNK: a
+ * status callers do not retry (RFC 8166 section 4.5: permanent), and
+ * clnt_sperror says which knob to raise. */
 static void echo_err_chunk(CLIENT *cl, size_t n)
 {
 	struct blob a = { (u_int)n, mkdata(3, n) }, r = { 0, NULL };
 	struct rpc_err e;
+	const char *t;
 
 	ck_assert_int_eq(clnt_call(cl, P_ECHO, XP(xdr_blob), (caddr_t)&a,
 				   XP(xdr_blob), (caddr_t)&r, tmo),
-			 RPC_CANTRECV);
+			 RPC_CANTDECODEARGS);
 	clnt_geterr(cl, &e);
 	ck_assert_int_eq(e.re_errno, EBADMSG);
+	t = clnt_sperror(cl, "echo");
+	ck_assert_msg(strstr(t, "ERR_CHUNK") &&
+		      strstr(t, "CLSET_RDMA_PROC_REPLY"), "%s", t);
 	free(a.data);
 }
 
