@@ -798,24 +798,32 @@ static void *raw_accept_main(void *arg)
 	return NULL;
 }
 
-struct null_caller {
+/* The call raw_pair_call makes: P_NULL with tmo unless a test sets
+ * another (a NULL xargs or xres is xdr_void, a zero tmo is tmo). */
+struct raw_caller {
 	CLIENT *cl;
+	rpcproc_t proc;
+	xdrproc_t xargs, xres;
+	void *args, *res;
+	struct timeval tmo;
 	enum clnt_stat st;
 };
 
-static void *null_caller_main(void *arg)
+static void *raw_caller_main(void *arg)
 {
-	struct null_caller *c = arg;
+	struct raw_caller *c = arg;
+	struct timeval t = c->tmo.tv_sec || c->tmo.tv_usec ? c->tmo : tmo;
 
-	c->st = clnt_call(c->cl, P_NULL, XP(xdr_void), NULL, XP(xdr_void),
-			  NULL, tmo);
+	c->st = clnt_call(c->cl, c->proc, c->xargs ? c->xargs : XP(xdr_void),
+			  c->args, c->xres ? c->xres : XP(xdr_void), c->res,
+			  t);
 	return NULL;
 }
 
 /* A raw responder on a new port with a client connected to it. */
 struct raw_pair {
 	struct raw_accept a;
-	struct null_caller c;
+	struct raw_caller c;
 	pthread_t cth;
 };
 
@@ -847,37 +855,54 @@ static void raw_pair_open(struct raw_pair *p)
 	ck_assert_ptr_nonnull(p->a.ep);
 }
 
-/* Starts a NULL call in a thread and takes it: its header in *m. */
-static void raw_pair_call(struct raw_pair *p, struct rpcrdma_msg *m)
+/* Starts p->c's call in a thread and takes it: its header in *m. */
+static void raw_pair_take(struct raw_pair *p, struct rpcrdma_msg *m)
 {
 	struct rpcrdma_limits lim;
 	struct rpcrdma_rx rx;
 	size_t hlen;
 
-	ck_assert_int_eq(pthread_create(&p->cth, NULL, null_caller_main,
+	ck_assert_int_eq(pthread_create(&p->cth, NULL, raw_caller_main,
 					&p->c), 0);
 	ck_assert_int_eq(rpcrdma_ep_poll(p->a.ep, &rx, 10000), 1);
 	rpcrdma_limits_default(&lim);
 	ck_assert_int_eq(rpcrdma_hdr_decode(rx.data, rx.len, &lim, m, &hlen),
 			 RPCRDMA_HDR_OK);
 	rpcrdma_ep_rx_done(p->a.ep, &rx);
+}
+
+/* As raw_pair_take, for a call that offers a reply chunk (NULL does). */
+static void raw_pair_call(struct raw_pair *p, struct rpcrdma_msg *m)
+{
+	raw_pair_take(p, m);
 	ck_assert(m->has_reply);
 	ck_assert_uint_eq(m->reply.nsegs, 1);
 }
 
 /* RDMA_MSG, three empty lists, then an accepted reply with accept_stat
- * stat (0: SUCCESS), sent With Invalidate of inv_rkey unless 0. */
-static void raw_pair_reply(struct raw_pair *p, const struct rpcrdma_msg *m,
-			   uint32_t stat, uint32_t inv_rkey)
+ * stat (0: SUCCESS) and nres words of results, sent With Invalidate of
+ * inv_rkey unless 0. */
+static void raw_pair_reply_res(struct raw_pair *p, const struct rpcrdma_msg *m,
+			       uint32_t stat, uint32_t inv_rkey,
+			       const uint32_t *res, uint32_t nres)
 {
-	uint32_t w[13];
-	struct iovec iov = { w, sizeof(w) };
+	uint32_t w[13 + 4];
+	struct iovec iov = { w, (13 + nres) * 4 };
 
+	ck_assert_uint_le(nres, 4);
 	w[0] = htonl(m->xid); w[1] = htonl(1); w[2] = htonl(m->credits);
 	w[3] = htonl(RPCRDMA_MSG); w[4] = w[5] = w[6] = 0;
 	w[7] = htonl(m->xid); w[8] = htonl(1); w[9] = w[10] = w[11] = 0;
 	w[12] = htonl(stat);
+	for (uint32_t i = 0; i < nres; i++)
+		w[13 + i] = htonl(res[i]);
 	ck_assert_int_eq(rpcrdma_ep_send(p->a.ep, &iov, 1, inv_rkey), 0);
+}
+
+static void raw_pair_reply(struct raw_pair *p, const struct rpcrdma_msg *m,
+			   uint32_t stat, uint32_t inv_rkey)
+{
+	raw_pair_reply_res(p, m, stat, inv_rkey, NULL, 0);
 }
 
 static enum clnt_stat raw_pair_result(struct raw_pair *p)
@@ -1009,12 +1034,14 @@ START_TEST(test_unasked_remote_invalidation)
 }
 END_TEST
 
-/* RDMA_MSG whose write list is one chunk of segs[0..n), then a NULL
- * call's accepted reply (SUCCESS, no results). */
+/* RDMA_MSG whose write list is one chunk of segs[0..n), then an
+ * accepted reply (SUCCESS) whose results are nres words (a NULL call's:
+ * none). */
 static void raw_pair_reply_writes(struct raw_pair *p,
 				  const struct rpcrdma_msg *m,
 				  const struct rpcrdma_segment *segs,
-				  uint32_t n)
+				  uint32_t n, const uint32_t *res,
+				  uint32_t nres)
 {
 	uint32_t w[64];
 	size_t k = 0;
@@ -1032,6 +1059,9 @@ static void raw_pair_reply_writes(struct raw_pair *p,
 	w[k++] = 0; w[k++] = 0;
 	w[k++] = htonl(m->xid); w[k++] = htonl(1); w[k++] = 0; w[k++] = 0;
 	w[k++] = 0; w[k++] = 0;
+	ck_assert_uint_le(k + nres, 64);
+	for (uint32_t i = 0; i < nres; i++)
+		w[k++] = htonl(res[i]);
 	iov.iov_base = w;
 	iov.iov_len = k * 4;
 	ck_assert_int_eq(rpcrdma_ep_send(p->a.ep, &iov, 1, 0), 0);
@@ -1084,7 +1114,7 @@ START_TEST(test_bad_write_list)
 			g[0].length = 0;
 			break;
 		}
-		raw_pair_reply_writes(&p, &m, g, n);
+		raw_pair_reply_writes(&p, &m, g, n, NULL, 0);
 		ck_assert_int_eq(raw_pair_result(&p),
 				 c == 4 ? RPC_SUCCESS : RPC_CANTDECODERES);
 	}
