@@ -1259,7 +1259,10 @@ END_TEST
  * raw verbs that tries RDMA Read on each read-chunk segment and RDMA
  * Write on each write-chunk and reply-chunk segment the call named gets a
  * remote access error (-EACCES: not a timeout, not a success), whether
- * a reply, an RPC error or an RDMA_ERROR ended the call. A failed probe
+ * a reply, an RPC error, an RDMA_ERROR or its timeout ended the call: a
+ * call abandoned at its timeout must not leave its chunks to the peer
+ * until a late reply or a reset (fails today: the client keeps them
+ * exposed for that late reply, docs/security.md). A failed probe
  * breaks both QPs, so each (outcome, kind) pair has its own connection;
  * while the call waits, the same probes work (they carry the echo's
  * data).
@@ -1269,12 +1272,13 @@ enum expo_outcome {
 	EXPO_SUCCESS,		/* the echo, its data in the write chunk */
 	EXPO_PROC_UNAVAIL,	/* an RPC error reply */
 	EXPO_RDMA_ERROR,	/* RDMA_ERROR (ERR_CHUNK) */
+	EXPO_TIMEOUT,		/* no reply: RPC_TIMEDOUT */
 	EXPO_OUTCOMES
 };
 static const char *const expo_kinds[] = { "read chunk", "write chunk",
 					  "reply chunk" };
 static const char *const expo_outcomes[] = { "success", "PROC_UNAVAIL",
-					     "RDMA_ERROR" };
+					     "RDMA_ERROR", "timeout" };
 #define EXPO_LEN	32768u	/* > inline, >= the DDP threshold */
 #define EXPO_BUF	(1u << 16)	/* the largest chunk: the reply's */
 
@@ -1328,6 +1332,7 @@ static void expo_echo(enum expo_outcome o, enum expo_kind k,
 		      const struct blob *arg, char *buf)
 {
 	struct rpcrdma_proc_ddp d = { P_ECHO, 1, EXPO_LEN };
+	struct timeval short_tmo = { 1, 0 };
 	struct blob res = { 0, NULL };
 	struct rpcrdma_segment ws;
 	struct rpcrdma_stats a, b;
@@ -1348,21 +1353,27 @@ static void expo_echo(enum expo_outcome o, enum expo_kind k,
 	p.c.args = (void *)arg;
 	p.c.xres = XP(xdr_blob);
 	p.c.res = &res;
+	if (o == EXPO_TIMEOUT)
+		p.c.tmo = short_tmo;
 	a = stats_of(p.c.cl);
 	raw_pair_take(&p, &m);
 	ck_assert_uint_eq(expo_seg(&m, EXPO_READ).length, EXPO_LEN);
 	ws = expo_seg(&m, EXPO_WRITE);
 	ck_assert_uint_eq(ws.length, EXPO_LEN);
 	(void)expo_seg(&m, EXPO_REPLY);
-	/* In flight every kind is reachable: the argument comes by RDMA
-	 * Read, goes back into the write chunk, and the reply chunk takes
-	 * junk (the reply comes inline). */
-	memset(buf, 0, EXPO_BUF);
-	ck_assert_int_eq(expo_probe(&p, &m, EXPO_READ, buf), 0);
-	ck_assert(memcmp(buf, arg->data, EXPO_LEN) == 0);
-	ck_assert_int_eq(expo_probe(&p, &m, EXPO_WRITE, buf), 0);
-	memset(buf, 0x5a, EXPO_BUF);
-	ck_assert_int_eq(expo_probe(&p, &m, EXPO_REPLY, buf), 0);
+	if (o != EXPO_TIMEOUT) {
+		/* In flight every kind is reachable: the argument comes by
+		 * RDMA Read, goes back into the write chunk, and the reply
+		 * chunk takes junk (the reply comes inline). A call left to
+		 * time out is not probed in flight: under TCG the probes
+		 * could outlast its short timeout. */
+		memset(buf, 0, EXPO_BUF);
+		ck_assert_int_eq(expo_probe(&p, &m, EXPO_READ, buf), 0);
+		ck_assert(memcmp(buf, arg->data, EXPO_LEN) == 0);
+		ck_assert_int_eq(expo_probe(&p, &m, EXPO_WRITE, buf), 0);
+		memset(buf, 0x5a, EXPO_BUF);
+		ck_assert_int_eq(expo_probe(&p, &m, EXPO_REPLY, buf), 0);
+	}
 	switch (o) {
 	case EXPO_SUCCESS:
 		/* The blob's length inline, its bytes in the write chunk
@@ -1375,11 +1386,14 @@ static void expo_echo(enum expo_outcome o, enum expo_kind k,
 		raw_pair_reply(&p, &m, 3, 0);
 		want = RPC_PROCUNAVAIL;
 		break;
-	default:		/* EXPO_RDMA_ERROR */
+	case EXPO_RDMA_ERROR:
 		w[0] = htonl(m.xid); w[1] = htonl(1); w[2] = htonl(m.credits);
 		w[3] = htonl(RPCRDMA_ERROR); w[4] = htonl(RPCRDMA_ERR_CHUNK);
 		ck_assert_int_eq(rpcrdma_ep_send(p.a.ep, &iov, 1, 0), 0);
 		want = RPC_CANTRECV;
+		break;
+	default:		/* no reply at all */
+		want = RPC_TIMEDOUT;
 		break;
 	}
 	ck_assert_int_eq(raw_pair_result(&p), want);
@@ -1399,8 +1413,11 @@ static void expo_echo(enum expo_outcome o, enum expo_kind k,
 	/* Two rkeys: a plain reply, both windows invalidated locally; or
 	 * (rxe before 6.12) both registrations dropped. */
 	ck_assert_uint_eq(b.remote_invalidations, a.remote_invalidations);
-	ck_assert_uint_eq(b.local_invalidations - a.local_invalidations,
-			  win ? 2 : 0);
+	/* How an abandoned call's windows are revoked is left open. */
+	if (o != EXPO_TIMEOUT)
+		ck_assert_uint_eq(b.local_invalidations -
+					  a.local_invalidations,
+				  win ? 2 : 0);
 	expo_after(&p, &m, k, o, buf);
 	raw_pair_close(&p);
 }
