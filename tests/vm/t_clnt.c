@@ -801,24 +801,32 @@ static void *raw_accept_main(void *arg)
 	return NULL;
 }
 
-struct null_caller {
+/* The call raw_pair_call makes: P_NULL with tmo unless a test sets
+ * another (a NULL xargs or xres is xdr_void, a zero tmo is tmo). */
+struct raw_caller {
 	CLIENT *cl;
+	rpcproc_t proc;
+	xdrproc_t xargs, xres;
+	void *args, *res;
+	struct timeval tmo;
 	enum clnt_stat st;
 };
 
-static void *null_caller_main(void *arg)
+static void *raw_caller_main(void *arg)
 {
-	struct null_caller *c = arg;
+	struct raw_caller *c = arg;
+	struct timeval t = c->tmo.tv_sec || c->tmo.tv_usec ? c->tmo : tmo;
 
-	c->st = clnt_call(c->cl, P_NULL, XP(xdr_void), NULL, XP(xdr_void),
-			  NULL, tmo);
+	c->st = clnt_call(c->cl, c->proc, c->xargs ? c->xargs : XP(xdr_void),
+			  c->args, c->xres ? c->xres : XP(xdr_void), c->res,
+			  t);
 	return NULL;
 }
 
 /* A raw responder on a new port with a client connected to it. */
 struct raw_pair {
 	struct raw_accept a;
-	struct null_caller c;
+	struct raw_caller c;
 	pthread_t cth;
 };
 
@@ -850,37 +858,54 @@ static void raw_pair_open(struct raw_pair *p)
 	ck_assert_ptr_nonnull(p->a.ep);
 }
 
-/* Starts a NULL call in a thread and takes it: its header in *m. */
-static void raw_pair_call(struct raw_pair *p, struct rpcrdma_msg *m)
+/* Starts p->c's call in a thread and takes it: its header in *m. */
+static void raw_pair_take(struct raw_pair *p, struct rpcrdma_msg *m)
 {
 	struct rpcrdma_limits lim;
 	struct rpcrdma_rx rx;
 	size_t hlen;
 
-	ck_assert_int_eq(pthread_create(&p->cth, NULL, null_caller_main,
+	ck_assert_int_eq(pthread_create(&p->cth, NULL, raw_caller_main,
 					&p->c), 0);
 	ck_assert_int_eq(rpcrdma_ep_poll(p->a.ep, &rx, 10000), 1);
 	rpcrdma_limits_default(&lim);
 	ck_assert_int_eq(rpcrdma_hdr_decode(rx.data, rx.len, &lim, m, &hlen),
 			 RPCRDMA_HDR_OK);
 	rpcrdma_ep_rx_done(p->a.ep, &rx);
+}
+
+/* As raw_pair_take, for a call that offers a reply chunk (NULL does). */
+static void raw_pair_call(struct raw_pair *p, struct rpcrdma_msg *m)
+{
+	raw_pair_take(p, m);
 	ck_assert(m->has_reply);
 	ck_assert_uint_eq(m->reply.nsegs, 1);
 }
 
 /* RDMA_MSG, three empty lists, then an accepted reply with accept_stat
- * stat (0: SUCCESS), sent With Invalidate of inv_rkey unless 0. */
-static void raw_pair_reply(struct raw_pair *p, const struct rpcrdma_msg *m,
-			   uint32_t stat, uint32_t inv_rkey)
+ * stat (0: SUCCESS) and nres words of results, sent With Invalidate of
+ * inv_rkey unless 0. */
+static void raw_pair_reply_res(struct raw_pair *p, const struct rpcrdma_msg *m,
+			       uint32_t stat, uint32_t inv_rkey,
+			       const uint32_t *res, uint32_t nres)
 {
-	uint32_t w[13];
-	struct iovec iov = { w, sizeof(w) };
+	uint32_t w[13 + 4];
+	struct iovec iov = { w, (13 + nres) * 4 };
 
+	ck_assert_uint_le(nres, 4);
 	w[0] = htonl(m->xid); w[1] = htonl(1); w[2] = htonl(m->credits);
 	w[3] = htonl(RPCRDMA_MSG); w[4] = w[5] = w[6] = 0;
 	w[7] = htonl(m->xid); w[8] = htonl(1); w[9] = w[10] = w[11] = 0;
 	w[12] = htonl(stat);
+	for (uint32_t i = 0; i < nres; i++)
+		w[13 + i] = htonl(res[i]);
 	ck_assert_int_eq(rpcrdma_ep_send(p->a.ep, &iov, 1, inv_rkey), 0);
+}
+
+static void raw_pair_reply(struct raw_pair *p, const struct rpcrdma_msg *m,
+			   uint32_t stat, uint32_t inv_rkey)
+{
+	raw_pair_reply_res(p, m, stat, inv_rkey, NULL, 0);
 }
 
 static enum clnt_stat raw_pair_result(struct raw_pair *p)
@@ -1018,12 +1043,14 @@ START_TEST(test_unasked_remote_invalidation)
 }
 END_TEST
 
-/* RDMA_MSG whose write list is one chunk of segs[0..n), then a NULL
- * call's accepted reply (SUCCESS, no results). */
+/* RDMA_MSG whose write list is one chunk of segs[0..n), then an
+ * accepted reply (SUCCESS) whose results are nres words (a NULL call's:
+ * none). */
 static void raw_pair_reply_writes(struct raw_pair *p,
 				  const struct rpcrdma_msg *m,
 				  const struct rpcrdma_segment *segs,
-				  uint32_t n)
+				  uint32_t n, const uint32_t *res,
+				  uint32_t nres)
 {
 	uint32_t w[64];
 	size_t k = 0;
@@ -1041,6 +1068,9 @@ static void raw_pair_reply_writes(struct raw_pair *p,
 	w[k++] = 0; w[k++] = 0;
 	w[k++] = htonl(m->xid); w[k++] = htonl(1); w[k++] = 0; w[k++] = 0;
 	w[k++] = 0; w[k++] = 0;
+	ck_assert_uint_le(k + nres, 64);
+	for (uint32_t i = 0; i < nres; i++)
+		w[k++] = htonl(res[i]);
 	iov.iov_base = w;
 	iov.iov_len = k * 4;
 	ck_assert_int_eq(rpcrdma_ep_send(p->a.ep, &iov, 1, 0), 0);
@@ -1093,7 +1123,7 @@ START_TEST(test_bad_write_list)
 			g[0].length = 0;
 			break;
 		}
-		raw_pair_reply_writes(&p, &m, g, n);
+		raw_pair_reply_writes(&p, &m, g, n, NULL, 0);
 		ck_assert_int_eq(raw_pair_result(&p),
 				 c == 4 ? RPC_SUCCESS : RPC_CANTDECODERES);
 	}
@@ -1229,6 +1259,266 @@ START_TEST(test_remote_invalidation)
 	free(arg.data);
 	clnt_destroy(cl);
 	srv_stop(&s);
+}
+END_TEST
+
+/*
+ * What a call exposed is reachable only while it is in flight (RFC 8166
+ * section 3.4; docs/security.md): after clnt_call has returned, a peer on
+ * raw verbs that tries RDMA Read on each read-chunk segment and RDMA
+ * Write on each write-chunk and reply-chunk segment the call named gets a
+ * remote access error (-EACCES: not a timeout, not a success), whether
+ * a reply, an RPC error, an RDMA_ERROR or its timeout ended the call: a
+ * call abandoned at its timeout must not leave its chunks to the peer
+ * until a late reply. There the client revokes them itself, or, where it
+ * set R (a late reply's Send With Invalidate could race its local
+ * invalidation), resets the connection: the probe then fails with the
+ * connection, and the counters show the reset. A failed probe
+ * breaks both QPs, so each (outcome, kind) pair has its own connection;
+ * while the call waits, the same probes work (they carry the echo's
+ * data).
+ */
+enum expo_kind { EXPO_READ, EXPO_WRITE, EXPO_REPLY, EXPO_KINDS };
+enum expo_outcome {
+	EXPO_SUCCESS,		/* the echo, its data in the write chunk */
+	EXPO_PROC_UNAVAIL,	/* an RPC error reply */
+	EXPO_RDMA_ERROR,	/* RDMA_ERROR (ERR_CHUNK) */
+	EXPO_TIMEOUT,		/* no reply: RPC_TIMEDOUT */
+	EXPO_OUTCOMES
+};
+static const char *const expo_kinds[] = { "read chunk", "write chunk",
+					  "reply chunk" };
+static const char *const expo_outcomes[] = { "success", "PROC_UNAVAIL",
+					     "RDMA_ERROR", "timeout" };
+#define EXPO_LEN	32768u	/* > inline, >= the DDP threshold */
+#define EXPO_BUF	(1u << 16)	/* the largest chunk: the reply's */
+
+/* The segment of kind k in m: each call here names at most one. */
+static struct rpcrdma_segment expo_seg(const struct rpcrdma_msg *m,
+				       enum expo_kind k)
+{
+	switch (k) {
+	case EXPO_READ:
+		ck_assert_uint_eq(m->nreads, 1);
+		return m->reads[0].seg;
+	case EXPO_WRITE:
+		ck_assert_uint_eq(m->nwrites, 1);
+		ck_assert_uint_eq(m->writes[0].nsegs, 1);
+		return m->segs[m->writes[0].first];
+	default:
+		ck_assert(m->has_reply);
+		ck_assert_uint_eq(m->reply.nsegs, 1);
+		return m->segs[m->reply.first];
+	}
+}
+
+/* The raw peer's RDMA Read of a read chunk's segment, or RDMA Write of
+ * all of a write or reply chunk's, with buf: 0 or -errno. */
+static int expo_probe(struct raw_pair *p, const struct rpcrdma_msg *m,
+		      enum expo_kind k, char *buf)
+{
+	struct rpcrdma_segment g = expo_seg(m, k);
+
+	ck_assert_uint_le(g.length, EXPO_BUF);
+	if (k == EXPO_READ)
+		return rpcrdma_ep_read(p->a.ep, buf, g.length, &g, 1, 5000);
+	return rpcrdma_ep_write(p->a.ep, buf, g.length, &g, 1, NULL, 5000);
+}
+
+/* After the call: a remote access error, nothing else (0: the memory was
+ * reached; -ETIMEDOUT or -ENOTCONN: the connection went, which says
+ * nothing of the memory), unless the client reset the connection (reset:
+ * then any failure). */
+static void expo_after(struct raw_pair *p, const struct rpcrdma_msg *m,
+		       enum expo_kind k, enum expo_outcome o, bool reset,
+		       char *buf)
+{
+	int rc = expo_probe(p, m, k, buf);
+
+	ck_assert_msg(reset ? rc != 0 : rc == -EACCES, "%s after %s: %d (%s)",
+		      expo_kinds[k], expo_outcomes[o], rc,
+		      rc ? strerror(-rc) : "reached");
+}
+
+/* An ECHO of arg with a read chunk, a write chunk and a reply chunk,
+ * ended by outcome o; kind k probed after it returned. */
+static void expo_echo(enum expo_outcome o, enum expo_kind k,
+		      const struct blob *arg, char *buf)
+{
+	struct rpcrdma_proc_ddp d = { P_ECHO, 1, EXPO_LEN };
+	struct timeval short_tmo = { 1, 0 };
+	struct blob res = { 0, NULL };
+	struct rpcrdma_segment ws;
+	struct rpcrdma_stats a, b;
+	struct rpcrdma_msg m;
+	struct raw_pair p;
+	struct rpc_err e;
+	enum clnt_stat want;
+	uint32_t w[5];
+	struct iovec iov = { w, sizeof(w) };
+	struct rpcrdma_inline in;
+	bool win, rin, reset;
+
+	raw_pair_open(&p);
+	win = rpcrdma_ep_windows(p.a.ep);
+	ck_assert(win == windows_expected());
+	ck_assert(clnt_control(p.c.cl, CLGET_RDMA_INLINE, (char *)&in));
+	rin = in.remote_inv_in;
+	ck_assert(rin == win);	/* the client sets R where windows work */
+	ck_assert(clnt_control(p.c.cl, CLSET_RDMA_PROC_DDP, (char *)&d));
+	p.c.proc = P_ECHO;
+	p.c.xargs = XP(xdr_blob);
+	p.c.args = (void *)arg;
+	p.c.xres = XP(xdr_blob);
+	p.c.res = &res;
+	if (o == EXPO_TIMEOUT)
+		p.c.tmo = short_tmo;
+	a = stats_of(p.c.cl);
+	raw_pair_take(&p, &m);
+	ck_assert_uint_eq(expo_seg(&m, EXPO_READ).length, EXPO_LEN);
+	ws = expo_seg(&m, EXPO_WRITE);
+	ck_assert_uint_eq(ws.length, EXPO_LEN);
+	(void)expo_seg(&m, EXPO_REPLY);
+	if (o != EXPO_TIMEOUT) {
+		/* In flight every kind is reachable: the argument comes by
+		 * RDMA Read, goes back into the write chunk, and the reply
+		 * chunk takes junk (the reply comes inline). A call left to
+		 * time out is not probed in flight: under TCG the probes
+		 * could outlast its short timeout. */
+		memset(buf, 0, EXPO_BUF);
+		ck_assert_int_eq(expo_probe(&p, &m, EXPO_READ, buf), 0);
+		ck_assert(memcmp(buf, arg->data, EXPO_LEN) == 0);
+		ck_assert_int_eq(expo_probe(&p, &m, EXPO_WRITE, buf), 0);
+		memset(buf, 0x5a, EXPO_BUF);
+		ck_assert_int_eq(expo_probe(&p, &m, EXPO_REPLY, buf), 0);
+	}
+	switch (o) {
+	case EXPO_SUCCESS:
+		/* The blob's length inline, its bytes in the write chunk
+		 * (RFC 8166 section 3.4.6). */
+		w[0] = EXPO_LEN;
+		raw_pair_reply_writes(&p, &m, &ws, 1, w, 1);
+		want = RPC_SUCCESS;
+		break;
+	case EXPO_PROC_UNAVAIL:
+		raw_pair_reply(&p, &m, 3, 0);
+		want = RPC_PROCUNAVAIL;
+		break;
+	case EXPO_RDMA_ERROR:
+		w[0] = htonl(m.xid); w[1] = htonl(1); w[2] = htonl(m.credits);
+		w[3] = htonl(RPCRDMA_ERROR); w[4] = htonl(RPCRDMA_ERR_CHUNK);
+		ck_assert_int_eq(rpcrdma_ep_send(p.a.ep, &iov, 1, 0), 0);
+		/* Permanent (RFC 8166 section 4.5): not a status to retry. */
+		want = RPC_CANTDECODEARGS;
+		break;
+	default:		/* no reply at all */
+		want = RPC_TIMEDOUT;
+		break;
+	}
+	ck_assert_int_eq(raw_pair_result(&p), want);
+	b = stats_of(p.c.cl);
+	if (o == EXPO_SUCCESS) {
+		ck_assert_uint_eq(res.len, EXPO_LEN);
+		ck_assert(memcmp(res.data, arg->data, EXPO_LEN) == 0);
+		ck_assert_uint_eq(b.replies_write_chunks -
+					  a.replies_write_chunks, 1);
+		xdr_free(XP(xdr_blob), (char *)&res);
+	} else if (o == EXPO_RDMA_ERROR) {
+		clnt_geterr(p.c.cl, &e);
+		ck_assert_int_eq(e.re_errno, EBADMSG);
+	}
+	ck_assert_uint_eq(b.calls_read_chunks - a.calls_read_chunks, 1);
+	ck_assert_uint_eq(b.connects, 1);
+	/* A timeout where the client set R: revoked by a reset. */
+	reset = o == EXPO_TIMEOUT && rin;
+	ck_assert_uint_eq(b.disconnects - a.disconnects, reset ? 1 : 0);
+	/* Two rkeys: a plain reply, both windows invalidated locally; or
+	 * (rxe before 6.12) both registrations dropped. */
+	ck_assert_uint_eq(b.remote_invalidations, a.remote_invalidations);
+	ck_assert_uint_eq(b.local_invalidations - a.local_invalidations,
+			  win && !reset ? 2 : 0);
+	expo_after(&p, &m, k, o, reset, buf);
+	raw_pair_close(&p);
+}
+
+/* A call exposing one rkey: a NULL call's reply chunk (EXPO_REPLY), or a
+ * HASH of arg whose reply is hinted to fit inline, so that only its read
+ * chunk is named (EXPO_READ). With R agreed (windows) the reply is a
+ * Send With Invalidate of that rkey and nothing is invalidated locally;
+ * without windows it is a plain Send (an MR cannot be invalidated
+ * remotely) and the registration is dropped. */
+static void expo_one_rkey(enum expo_kind k, uint32_t stat,
+			  const struct blob *arg, char *buf)
+{
+	struct rpcrdma_proc_reply hr = { P_HASH, 28 };
+	struct rpcrdma_stats a, b;
+	struct rpcrdma_inline in;
+	struct rpcrdma_segment g;
+	struct rpcrdma_msg m;
+	struct raw_pair p;
+	uint32_t h = 0;
+	u_int got = 0;
+	bool win;
+
+	raw_pair_open(&p);
+	win = rpcrdma_ep_windows(p.a.ep);
+	ck_assert(win == windows_expected());
+	ck_assert(clnt_control(p.c.cl, CLGET_RDMA_INLINE, (char *)&in));
+	ck_assert(in.peer_remote_inv == win);
+	if (k == EXPO_READ) {
+		ck_assert(clnt_control(p.c.cl, CLSET_RDMA_PROC_REPLY,
+				       (char *)&hr));
+		p.c.proc = P_HASH;
+		p.c.xargs = XP(xdr_blob);
+		p.c.args = (void *)arg;
+		p.c.xres = XP(xdr_u_int);
+		p.c.res = &got;
+	}
+	a = stats_of(p.c.cl);
+	raw_pair_take(&p, &m);
+	ck_assert_uint_eq(m.nreads, k == EXPO_READ);
+	ck_assert_uint_eq(m.nwrites, 0);
+	ck_assert(m.has_reply == (k == EXPO_REPLY));
+	g = expo_seg(&m, k);
+	memset(buf, 0x5a, EXPO_BUF);
+	ck_assert_int_eq(expo_probe(&p, &m, k, buf), 0);
+	if (k == EXPO_READ) {
+		ck_assert_uint_eq(g.length, EXPO_LEN);
+		ck_assert(memcmp(buf, arg->data, EXPO_LEN) == 0);
+		h = fnv1a(buf, EXPO_LEN);
+	}
+	raw_pair_reply_res(&p, &m, stat, win ? g.handle : 0, &h,
+			   !stat && k == EXPO_READ);
+	ck_assert_int_eq(raw_pair_result(&p),
+			 stat ? RPC_PROCUNAVAIL : RPC_SUCCESS);
+	if (!stat && k == EXPO_READ)
+		ck_assert_uint_eq(got, fnv1a(arg->data, EXPO_LEN));
+	b = stats_of(p.c.cl);
+	ck_assert_uint_eq(b.remote_invalidations - a.remote_invalidations,
+			  win ? 1 : 0);
+	ck_assert_uint_eq(b.local_invalidations, a.local_invalidations);
+	ck_assert_uint_eq(b.connects, 1);
+	expo_after(&p, &m, k, stat ? EXPO_PROC_UNAVAIL : EXPO_SUCCESS, false,
+		   buf);
+	raw_pair_close(&p);
+}
+
+START_TEST(test_exposure_after_return)
+{
+	struct blob arg = { EXPO_LEN, mkdata(31, EXPO_LEN) };
+	char *buf = malloc(EXPO_BUF);
+
+	ck_assert_ptr_nonnull(buf);
+	/* With R: SUCCESS and PROC_UNAVAIL, each sent With Invalidate. */
+	for (int i = 0; i < 4; i++)
+		expo_one_rkey(i < 2 ? EXPO_REPLY : EXPO_READ, i % 2 ? 3 : 0,
+			      &arg, buf);
+	for (int o = 0; o < EXPO_OUTCOMES; o++)
+		for (int k = 0; k < EXPO_KINDS; k++)
+			expo_echo((enum expo_outcome)o, (enum expo_kind)k,
+				  &arg, buf);
+	free(buf);
+	free(arg.data);
 }
 END_TEST
 
@@ -1503,6 +1793,7 @@ static Suite *clnt_suite(void)
 	tcase_add_test(tc, test_unasked_remote_invalidation);
 	tcase_add_test(tc, test_bad_write_list);
 	tcase_add_test(tc, test_remote_invalidation);
+	tcase_add_test(tc, test_exposure_after_return);
 	tcase_add_test(tc, test_auth_stateful_threads);
 	tcase_add_test(tc, test_unmatched_messages);
 	tcase_add_test(tc, test_reconnect);
