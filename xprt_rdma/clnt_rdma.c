@@ -119,7 +119,7 @@ struct ct_slot {
 /* The limit a failed call ran into, for clnt_sperror (netid.c). */
 enum ct_limit_kind {
 	CT_LIM_NONE,
-	CT_LIM_CALL,		/* call larger than max_msg */
+	CT_LIM_CALL,		/* call larger than RPCRDMA_CALL_MAX */
 	CT_LIM_ERR_CHUNK,	/* RDMA_ERROR ERR_CHUNK */
 	CT_LIM_ERR_VERS,	/* RDMA_ERROR ERR_VERS */
 	CT_LIM_REPLY,		/* reply not within the chunks offered */
@@ -812,21 +812,36 @@ static int ct_ensure_conn(struct ct *ct, const struct timespec *dl)
 /* --- the call --- */
 
 /*
- * The slot's buffers for its next call. The reply buffer holds a reply of
- * max_msg bytes and, behind it, the write chunks the call's DDP hint asks
- * for: it grows for them once (its window is then made again), never
- * while a window is still bound over it (the call then offers none).
+ * The slot's buffers for its next call. The reply buffer holds the
+ * largest reply the call may get (its procedure's hint, or max_msg
+ * without one; an inline reply at least) and, behind it, the write chunks
+ * the call's DDP hint asks for. It only grows, when a call needs more
+ * (its window is then made again), never while a window is still bound
+ * over it (the call then offers no write chunks): so pinned memory
+ * follows the calls actually made, not the credits. The call's encoder
+ * grows with the call up to RPCRDMA_CALL_MAX; one left larger than
+ * max_msg by an earlier call is dropped rather than kept pinned.
  */
 static int slot_prepare(struct ct *ct, struct ct_slot *s)
 {
 	size_t cap = ct->opts.max_msg, need;
 
+	if (s->reply_hint) {
+		need = rpcrdma_xdr_roundup(s->reply_hint);
+		if (need < cap)
+			cap = need;
+	}
 	if (cap < ct->opts.inline_recv)
 		cap = ct->opts.inline_recv;
 	need = cap + (size_t)s->ddp_items * rpcrdma_xdr_roundup(s->ddp_max);
+	if (s->xdr_ok && rpcrdma_xdrgrow_cap(&s->xdr) > ct->opts.max_msg &&
+	    !rpcrdma_win_bound(s->call_win) && !s->call_mr) {
+		rpcrdma_xdrgrow_destroy(&s->xdr);
+		s->xdr_ok = false;
+	}
 	if (!s->xdr_ok) {
 		if (rpcrdma_xdrgrow_create(&s->xdr, CT_XDR_INITIAL,
-					   ct->opts.max_msg))
+					   RPCRDMA_CALL_MAX))
 			return -ENOMEM;
 		s->xdr_ok = true;
 	}
@@ -1174,11 +1189,9 @@ static int ct_send(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
 	 * of this library): the reply chunk gets what the others leave.
 	 */
 	room = ct->limits.max_chunk_bytes;
-	if (read_bytes + wbytes > room) {
-		*stat = RPC_CANTENCODEARGS;
-		return -EMSGSIZE;
-	}
-	room -= read_bytes + wbytes;
+	/* A call larger than that goes all the same: only the server knows
+	 * what it takes (ERR_CHUNK beyond it); no reply chunk rides along. */
+	room = read_bytes + wbytes < room ? room - read_bytes - wbytes : 0;
 	if (room > s->reply_area)
 		room = s->reply_area;
 	s->reply_chunk = ct_reply_chunk(ct, s, inline_room, room);
@@ -1474,7 +1487,7 @@ retry:
 		rc = -EMSGSIZE;
 		if (rpcrdma_xdrgrow_over(&s->xdr)) {
 			lim->kind = CT_LIM_CALL;
-			lim->bytes = ct->opts.max_msg;
+			lim->bytes = RPCRDMA_CALL_MAX;
 		}
 		goto out_release;
 	}
@@ -1607,16 +1620,16 @@ int rpcrdma_clnt_errtext(CLIENT *cl, char *buf, size_t len)
 		buf[0] = 0;
 		break;
 	case CT_LIM_CALL:
-		n = snprintf(buf, len, "the call is larger than max_msg (%u "
-			     "bytes): raise RPCRDMA_MAX_MSG or rpcrdma_opts."
-			     "max_msg, on the server too", lim.bytes);
+		n = snprintf(buf, len, "the call is larger than "
+			     "RPCRDMA_CALL_MAX (%u bytes)", lim.bytes);
 		break;
 	case CT_LIM_ERR_CHUNK:
 		n = snprintf(buf, len, "RDMA_ERROR ERR_CHUNK: the server "
-			     "could not use the call's chunks, most often "
-			     "a reply larger than the %u bytes offered: "
-			     "raise CLSET_RDMA_PROC_REPLY or "
-			     "CLSET_RDMA_REPLY_MAX (at most "
+			     "refused the call's chunks: a call over its "
+			     "largest message (its RPCRDMA_MAX_MSG), or a "
+			     "reply larger than the %u bytes this call "
+			     "offered (raise CLSET_RDMA_PROC_REPLY or "
+			     "CLSET_RDMA_REPLY_MAX, at most the client's "
 			     "RPCRDMA_MAX_MSG)", lim.bytes);
 		break;
 	case CT_LIM_ERR_VERS:

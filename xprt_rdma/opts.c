@@ -9,7 +9,10 @@
 #define OPTS_DEFAULT_INLINE	4096u	/* what the Linux kernel uses */
 #define OPTS_DEFAULT_CREDITS	32u
 #define OPTS_MAX_CREDITS	1024u
-#define OPTS_DEFAULT_MAX_MSG	(1u << 20)
+/* 16 MiB of results or arguments and their headers with no configuration;
+ * the most a header's chunks may sum to (lib/hdr.c) as well. A client
+ * pins it per call in flight only for procedures without a reply hint. */
+#define OPTS_DEFAULT_MAX_MSG	((16u << 20) + (64u << 10))
 #define OPTS_DEFAULT_TIMEOUT_MS	5000
 /* About 330 KiB of pinned buffers and 3 fds per connection with the
  * default credits and thresholds: 256 connections pin about 85 MiB. */

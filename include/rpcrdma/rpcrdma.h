@@ -32,7 +32,13 @@ struct rpcrdma_opts {
 	uint32_t inline_send;	/* advertised Send size (RFC 8797), 4096 */
 	uint32_t inline_recv;	/* advertised Receive size, 4096 */
 	uint32_t credits;	/* client: slots; server: most it grants, 32 */
-	uint32_t max_msg;	/* largest call or reply (long ones), 1 MiB */
+	uint32_t max_msg;	/* server: largest call it takes or reply it
+				 * sends; client: largest reply it takes
+				 * without a hint (its default reply chunk),
+				 * largest write chunk; 16 MiB + 64 KiB.
+				 * A client's calls are bounded only by
+				 * RPCRDMA_CALL_MAX and the server (which
+				 * answers ERR_CHUNK beyond its max_msg) */
 	bool no_pvtdata;	/* send no Private Data (interop tests) */
 	bool remote_inv;	/* advertise the R bit (RFC 8797 section
 				 * 4.1), true: a client does where it exposes
@@ -55,6 +61,7 @@ struct rpcrdma_opts {
 				 * RPCRDMA_DDP_THRESHOLD, 0: never; values
 				 * below RPCRDMA_DDP_MIN count as it */
 };
+#define RPCRDMA_CALL_MAX	(1u << 30)	/* a client's largest call */
 #define RPCRDMA_DDP_THRESHOLD	1024u
 #define RPCRDMA_DDP_MIN		512u
 void rpcrdma_opts_default(struct rpcrdma_opts *o);

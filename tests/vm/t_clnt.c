@@ -604,7 +604,12 @@ END_TEST
  * big reply comes back to an inline call (FILL), and half of it makes the
  * round trip (ECHO). The server scales its RDMA Read/Write time limit
  * with the size, so the full 16 MiB runs even under TCG (about a minute);
- * RPCRDMA_T_BIG_MIB=1..16 picks a smaller size for quick runs.
+ * RPCRDMA_T_BIG_MIB=1..16 picks a smaller size for quick runs. A CLIENT
+ * made with the defaults takes the big reply with no configuration. A
+ * call over the server's largest message goes out (the client sets no
+ * limit of its own below RPCRDMA_CALL_MAX) and gets the server's
+ * ERR_CHUNK before any RDMA Read: RPC_CANTDECODEARGS, the error text
+ * naming the limit, the connection kept.
  */
 START_TEST(test_big)
 {
@@ -644,20 +649,38 @@ START_TEST(test_big)
 		clnt_destroy(lc);
 		clnt_ddp = RPCRDMA_DDP_THRESHOLD;
 	}
-	/* Past max_msg: the call cannot be encoded, nothing is sent. */
+	/* The defaults take the big reply (a Long Reply): no knob. */
+	{
+		struct rpcrdma_opts o;
+		uint32_t mm = 0;
+		CLIENT *dc;
+
+		rpcrdma_opts_default(&o);
+		o.port = s.port;
+		o.src_addr = addr_a;
+		dc = clnt_rdma_create(addr_b, T_PROG, T_VERS, &o);
+		ck_assert_ptr_nonnull(dc);
+		ck_assert(clnt_control(dc, CLGET_RDMA_MAX_MSG, (char *)&mm));
+		ck_assert_uint_ge(mm, (16u << 20) + 28);
+		fill_check(dc, mib << 20, false);
+		clnt_destroy(dc);
+	}
+	/* Past the server's max_msg: sent, refused before any RDMA Read. */
 	free(arg.data);
 	arg.len = T_BIG_MSG;
 	arg.data = mkdata(1, T_BIG_MSG);
 	a = stats_of(cl);
 	ck_assert_int_eq(clnt_call(cl, P_ECHO, XP(xdr_blob), &arg,
 				   XP(xdr_blob), NULL, tmo),
-			 RPC_CANTENCODEARGS);
+			 RPC_CANTDECODEARGS);
 	/* The error text names the limit and its knob. */
 	ck_assert_msg(strstr(clnt_sperror(cl, "big"), "RPCRDMA_MAX_MSG"),
 		      "%s", clnt_sperror(cl, "big"));
 	b = stats_of(cl);
-	ck_assert_uint_eq(b.sent_msg + b.sent_nomsg,
-			  a.sent_msg + a.sent_nomsg);
+	ck_assert_uint_eq(b.calls_read_chunks - a.calls_read_chunks, 1);
+	ck_assert_uint_eq(b.err_chunk_recv - a.err_chunk_recv, 1);
+	ck_assert_uint_eq(b.connects, a.connects);
+	hash_check(cl, &(struct blob){ 4096, arg.data });
 	free(arg.data);
 	clnt_destroy(cl);
 	srv_stop(&s);
