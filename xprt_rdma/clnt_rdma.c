@@ -74,6 +74,9 @@
 	 RPCRDMA_MAX_WRITE_CHUNKS * (4 + 4 + RPCRDMA_SEGMENT_WIRE) +     \
 	 4 + RPCRDMA_SEGMENT_WIRE)
 #define CT_XDR_INITIAL 4096
+#define CT_ZC_MAX	2	/* zero-copy items per call; others copied */
+#define CT_MAX_WINS	(2 + CT_ZC_MAX)
+#define CT_INVALIDATE_MS 5000	/* a local invalidation, at most */
 #define CT_REFRESHES   2
 
 enum slot_state {
@@ -97,6 +100,12 @@ struct ct_slot {
 				      * reply_buf */
 	struct rpcrdma_win *call_win; /* read chunks: over the call's
 				       * buffer (remade when it grows) */
+	/* Zero-copy read chunks: the caller's memory, for one call. */
+	uint32_t nzc;
+	const void *zc_addr[CT_ZC_MAX];
+	uint32_t zc_len[CT_ZC_MAX];
+	struct rpcrdma_win *zc_win[CT_ZC_MAX];	/* where windows are used */
+	struct rpcrdma_mr *zc_mr[CT_ZC_MAX];	/* elsewhere */
 	/* Delivered by the poller. */
 	int err;	    /* 0, -ENOTCONN, -EBADMSG, -EPROTO */
 	uint32_t rdma_err;  /* RDMA_ERROR code with -EPROTO */
@@ -261,6 +270,63 @@ static void slot_dereg(struct ct_slot *s)
 		rpcrdma_mr_dereg(s->reply_mr);
 		s->reply_mr = NULL;
 	}
+	/* Revoked by now (or their QP is gone): the caller's pages go. */
+	for (uint32_t k = 0; k < s->nzc; k++) {
+		rpcrdma_win_destroy(s->zc_win[k]);
+		s->zc_win[k] = NULL;
+		if (s->zc_mr[k])
+			rpcrdma_mr_dereg(s->zc_mr[k]);
+		s->zc_mr[k] = NULL;
+	}
+	s->nzc = 0;
+}
+
+/* Every window a call of s may have bound: the reply and call windows
+ * and the zero-copy ones; returns their count (some may be NULL). */
+static uint32_t slot_wins(struct ct_slot *s, struct rpcrdma_win **w)
+{
+	uint32_t n = 0;
+
+	w[n++] = s->win;
+	w[n++] = s->call_win;
+	for (uint32_t k = 0; k < s->nzc; k++)
+		w[n++] = s->zc_win[k];
+	return n;
+}
+
+static bool slot_bound(struct ct_slot *s)
+{
+	struct rpcrdma_win *w[CT_MAX_WINS];
+	uint32_t n = slot_wins(s, w);
+
+	for (uint32_t i = 0; i < n; i++)
+		if (rpcrdma_win_bound(w[i]))
+			return true;
+	return false;
+}
+
+/* Posts the local invalidation of every window s has bound. */
+static int slot_invalidate_post(struct ct_slot *s)
+{
+	struct rpcrdma_win *w[CT_MAX_WINS];
+	uint32_t n = slot_wins(s, w);
+	int rc = 0;
+
+	for (uint32_t i = 0; i < n && !rc; i++)
+		rc = rpcrdma_win_invalidate_post(w[i]);
+	return rc;
+}
+
+/* Waits for what slot_invalidate_post posted. */
+static int slot_invalidate_wait(struct ct_slot *s)
+{
+	struct rpcrdma_win *w[CT_MAX_WINS];
+	uint32_t n = slot_wins(s, w);
+	int rc = 0;
+
+	for (uint32_t i = 0; i < n && !rc; i++)
+		rc = rpcrdma_win_invalidate_wait(w[i], CT_INVALIDATE_MS);
+	return rc;
 }
 
 static struct ct_slot *slot_by_xid(struct ct *ct, uint32_t xid)
@@ -312,7 +378,6 @@ static void ct_break(struct ct *ct)
 
 /* --- receive side: the poller --- */
 
-#define CT_INVALIDATE_MS 5000	/* a local invalidation, at most */
 
 /*
  * The reply to s is in: its window must be revoked before the call
@@ -338,13 +403,16 @@ static bool ct_revoke(struct ct *ct, struct ct_slot *s,
 		 * already and must never be invalidated again (rxe
 		 * crashes); the connection is closed.
 		 */
-		struct rpcrdma_win *mine = NULL;
+		struct rpcrdma_win *mine = NULL, *w[CT_MAX_WINS];
+		uint32_t n;
 
 		if (s && !s->inv_pending && ct->ep &&
-		    rpcrdma_ep_inline(ct->ep)->remote_inv_in)
-			mine = rpcrdma_win_owns(s->win, rx->inv_rkey) ? s->win
-			     : rpcrdma_win_owns(s->call_win, rx->inv_rkey) ?
-				       s->call_win : NULL;
+		    rpcrdma_ep_inline(ct->ep)->remote_inv_in) {
+			n = slot_wins(s, w);
+			for (uint32_t j = 0; j < n && !mine; j++)
+				if (rpcrdma_win_owns(w[j], rx->inv_rkey))
+					mine = w[j];
+		}
 		if (mine) {
 			rpcrdma_win_invalidated(mine);
 		} else {
@@ -356,21 +424,19 @@ static bool ct_revoke(struct ct *ct, struct ct_slot *s,
 				if (o->state != SLOT_WAITING &&
 				    o->state != SLOT_ABANDONED)
 					continue;
-				if (rpcrdma_win_owns(o->win, rx->inv_rkey))
-					rpcrdma_win_invalidated(o->win);
-				if (rpcrdma_win_owns(o->call_win,
-						     rx->inv_rkey))
-					rpcrdma_win_invalidated(o->call_win);
+				n = slot_wins(o, w);
+				for (uint32_t j = 0; j < n; j++)
+					if (rpcrdma_win_owns(w[j],
+							     rx->inv_rkey))
+						rpcrdma_win_invalidated(w[j]);
 			}
 			ct_break(ct);
 			return false;
 		}
 	}
-	if (!s || s->inv_pending ||
-	    (!rpcrdma_win_bound(s->win) && !rpcrdma_win_bound(s->call_win)))
+	if (!s || s->inv_pending || !slot_bound(s))
 		return true;
-	if (rpcrdma_win_invalidate_post(s->win) ||
-	    rpcrdma_win_invalidate_post(s->call_win)) {
+	if (slot_invalidate_post(s)) {
 		ct_break(ct);
 		return false;
 	}
@@ -393,19 +459,13 @@ static bool ct_revoke(struct ct *ct, struct ct_slot *s,
  */
 static void ct_abandon(struct ct *ct, struct ct_slot *s)
 {
-	bool bound = rpcrdma_win_bound(s->win) ||
-		     rpcrdma_win_bound(s->call_win);
-
 	if (s->inv_pending || !ct->ep)
 		return;
-	if (bound && rpcrdma_ep_inline(ct->ep)->remote_inv_in) {
+	if (slot_bound(s) && rpcrdma_ep_inline(ct->ep)->remote_inv_in) {
 		ct_break(ct);
 		return;
 	}
-	if (rpcrdma_win_invalidate_post(s->win) ||
-	    rpcrdma_win_invalidate_post(s->call_win) ||
-	    rpcrdma_win_invalidate_wait(s->win, CT_INVALIDATE_MS) ||
-	    rpcrdma_win_invalidate_wait(s->call_win, CT_INVALIDATE_MS)) {
+	if (slot_invalidate_post(s) || slot_invalidate_wait(s)) {
 		ct_break(ct);
 		return;
 	}
@@ -432,10 +492,7 @@ static void ct_flush_invalidations(struct ct *ct)
 		if (!s->inv_pending)
 			continue;
 		pthread_mutex_unlock(&ct->lock);
-		rc = rpcrdma_win_invalidate_wait(s->win, CT_INVALIDATE_MS);
-		if (!rc)
-			rc = rpcrdma_win_invalidate_wait(s->call_win,
-							 CT_INVALIDATE_MS);
+		rc = slot_invalidate_wait(s);
 		pthread_mutex_lock(&ct->lock);
 		if (!s->inv_pending)
 			continue;	/* reset meanwhile */
@@ -933,12 +990,17 @@ static bool ct_encode(struct ct *ct, struct ct_slot *s, uint32_t xid,
 	memcpy(hdr, &nxid, sizeof(nxid));
 	pthread_mutex_lock(&ct->auth_lock);
 	rpcrdma_xdrgrow_set_ddp(&s->xdr, 0);
+	rpcrdma_xdrgrow_set_zc(&s->xdr, 0);
 	ok = XDR_PUTBYTES(&s->xdr, (char *)hdr, sizeof(hdr)) &&
 	     XDR_PUTINT32(&s->xdr, &p) && AUTH_MARSHALL(auth, &s->xdr);
 	/* Items are the arguments' only: the header and credentials are
 	 * not DDP-eligible (RFC 8166 section 3.4.2). */
 	rpcrdma_xdrgrow_set_ddp(&s->xdr, ct->opts.ddp_threshold);
 	if (ct_auth_stateless(auth)) {
+		/* Their WRAP encodes the arguments themselves, from the
+		 * caller's memory: large items may stay there. Other
+		 * flavours wrap from buffers of their own. */
+		rpcrdma_xdrgrow_set_zc(&s->xdr, ct->opts.zc_threshold);
 		pthread_mutex_unlock(&ct->auth_lock);
 		return ok && AUTH_WRAP(auth, &s->xdr, xargs, argsp);
 	}
@@ -1124,6 +1186,61 @@ static int ct_plan(struct ct *ct, struct ct_slot *s, uint32_t send_max,
 	return 0;
 }
 
+/*
+ * Zero-copy read chunks (docs/performance.md, "copy or register"): an
+ * item the encoder left in the caller's memory is exposed from there for
+ * this call, through a window over a registration of it where windows
+ * are used (the responder may revoke a window remotely), else through
+ * the registration itself, REMOTE_READ only. What cannot go so (a Long
+ * Call, an item the plan keeps inline, a third one, a registration
+ * refused: read-only pages, say) is copied in after all. zc[c] for plan
+ * chunk c: 1 + its index in s->zc_*, or 0 (the call's buffer).
+ */
+static void ct_zc_expose(struct ct *ct, struct rpcrdma_ep *ep,
+			 struct ct_slot *s,
+			 const struct rpcrdma_call_plan *plan, uint8_t *zc)
+{
+	const struct rpcrdma_item *items;
+	uint32_t n = rpcrdma_xdrgrow_items(&s->xdr, &items), i, c;
+	bool wins;
+
+	pthread_mutex_lock(&ct->lock);
+	wins = !ct->no_windows && rpcrdma_ep_windows(ep);
+	pthread_mutex_unlock(&ct->lock);
+	memset(zc, 0, plan->nchunks);
+	for (i = 0; i < n; i++) {
+		void *ext = (void *)(uintptr_t)rpcrdma_xdrgrow_item_ext(
+			&s->xdr, i);
+		uint32_t len = items[i].length, k = s->nzc;
+		int rc = -ENOENT;
+
+		if (!ext)
+			continue;
+		for (c = 0; plan->kind == RPCRDMA_CALL_READ &&
+			    c < plan->nchunks; c++)
+			if (plan->chunks[c].offset == items[i].offset)
+				break;
+		if (plan->kind == RPCRDMA_CALL_READ && c < plan->nchunks &&
+		    k < CT_ZC_MAX) {
+			if (wins)
+				rc = rpcrdma_win_create(ep, ext, len,
+							&s->zc_win[k]);
+			else if (!rpcrdma_ep_inline(ep)->remote_inv_in)
+				rc = rpcrdma_ep_reg(ep, ext, len,
+						    RPCRDMA_ACCESS_REMOTE_READ,
+						    &s->zc_mr[k]);
+		}
+		if (rc) {
+			rpcrdma_xdrgrow_fill(&s->xdr, i);
+			continue;
+		}
+		s->zc_addr[k] = ext;
+		s->zc_len[k] = len;
+		s->nzc++;
+		zc[c] = (uint8_t)(k + 1);
+	}
+}
+
 /* Where write chunk i of s lives: behind the reply area. */
 static uint8_t *slot_write_area(const struct ct_slot *s, uint32_t i)
 {
@@ -1151,8 +1268,9 @@ static int ct_send(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
 	uint64_t room, wbytes, read_bytes = 0, expose;
 	size_t rpc_len, hlen, lists, inline_room;
 	struct rpcrdma_bind binds[RPCRDMA_MAX_BINDS];
+	uint8_t zc[RPCRDMA_PLAN_MAX_ITEMS];
 	bool use_win, use_cwin;
-	uint32_t nb = 0;
+	uint32_t nb = 0, ncopied;
 	uint8_t *rpc;
 	int rc;
 
@@ -1181,8 +1299,12 @@ static int ct_send(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
 		*stat = RPC_CANTENCODEARGS;
 		return rc;
 	}
-	for (i = 0; i < plan.nchunks; i++)
+	ct_zc_expose(ct, ep, s, &plan, zc);
+	ncopied = 0;
+	for (i = 0; i < plan.nchunks; i++) {
 		read_bytes += plan.chunks[i].length;
+		ncopied += !zc[i];
+	}
 	/*
 	 * The responder bounds the sum of all chunk lengths in a header
 	 * (max_chunk_bytes of rpcrdma_limits, the same default on both sides
@@ -1208,7 +1330,7 @@ static int ct_send(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
 	expose = s->nwrites ? s->wbase + wbytes : s->reply_chunk;
 	use_win = expose && ct_window(ct, ep, &s->win, s->reply_buf,
 				      s->reply_cap, s->reply_cap);
-	use_cwin = plan.nchunks &&
+	use_cwin = ncopied &&
 		   ct_window(ct, ep, &s->call_win, rpc, rpc_len,
 			     rpcrdma_xdrgrow_cap(&s->xdr));
 	/*
@@ -1218,7 +1340,7 @@ static int ct_send(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
 	 * registration (an MR cannot be invalidated remotely; the QP would
 	 * fail).
 	 */
-	if (((expose && !use_win) || (plan.nchunks && !use_cwin)) &&
+	if (((expose && !use_win) || (ncopied && !use_cwin)) &&
 	    inl->remote_inv_in) {
 		/* No window to expose where R promised one: this connection
 		 * cannot carry the call; the next one will not promise. */
@@ -1244,17 +1366,28 @@ static int ct_send(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
 	rpcrdma_msg_init(&m, s->xid, ct->opts.credits,
 			 plan.kind == RPCRDMA_CALL_LONG ? RPCRDMA_NOMSG
 							: RPCRDMA_MSG);
-	if (plan.nchunks && !use_cwin) {
+	if (ncopied && !use_cwin) {
 		rc = rpcrdma_ep_reg(ep, rpc, rpc_len,
 				    RPCRDMA_ACCESS_REMOTE_READ, &s->call_mr);
 		if (rc)
 			goto out_sys;
 	}
 	for (i = 0; i < plan.nchunks; i++) {
-		seg.handle = use_cwin ? rpcrdma_win_next_rkey(s->call_win)
-				      : rpcrdma_mr_rkey(s->call_mr);
+		uint32_t k = zc[i] - 1u;
+
 		seg.length = plan.chunks[i].length;
-		seg.offset = (uint64_t)(uintptr_t)(rpc + plan.chunks[i].offset);
+		if (zc[i]) {
+			seg.handle = s->zc_win[k] ?
+				rpcrdma_win_next_rkey(s->zc_win[k]) :
+				rpcrdma_mr_rkey(s->zc_mr[k]);
+			seg.offset = (uint64_t)(uintptr_t)s->zc_addr[k];
+		} else {
+			seg.handle = use_cwin ?
+				rpcrdma_win_next_rkey(s->call_win) :
+				rpcrdma_mr_rkey(s->call_mr);
+			seg.offset = (uint64_t)(uintptr_t)(rpc +
+						plan.chunks[i].offset);
+		}
 		rc = rpcrdma_msg_add_read(&m, plan.chunks[i].position, &seg);
 		if (rc)
 			goto out_enc;
@@ -1307,6 +1440,7 @@ static int ct_send(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
 		break;
 	}
 	RPCRDMA_STAT_ADD(ct->ep, read_chunks, plan.nchunks);
+	RPCRDMA_STAT_ADD(ct->ep, zc_chunks, s->nzc);
 	RPCRDMA_STAT_ADD(ct->ep, write_chunks, s->nwrites);
 	if (s->reply_chunk)
 		CT_INC(ct, reply_chunks);
@@ -1322,6 +1456,13 @@ static int ct_send(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
 		binds[nb].len = (size_t)expose;
 		binds[nb++].access = RPCRDMA_ACCESS_REMOTE_WRITE;
 	}
+	for (i = 0; i < s->nzc; i++) {
+		if (!s->zc_win[i])
+			continue;
+		binds[nb].w = s->zc_win[i];
+		binds[nb].len = s->zc_len[i];
+		binds[nb++].access = RPCRDMA_ACCESS_REMOTE_READ;
+	}
 	if (nb)
 		rc = rpcrdma_ep_send_bind(ep, iov, (int)niov, binds, nb);
 	else
@@ -1333,8 +1474,7 @@ static int ct_send(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
 			s->state = SLOT_DONE;
 		/* A window bound without its call: only a new connection
 		 * frees it for sure. */
-		if (rc == -ENOTCONN || rpcrdma_win_bound(s->win) ||
-		    rpcrdma_win_bound(s->call_win))
+		if (rc == -ENOTCONN || slot_bound(s))
 			ct_break(ct);
 		pthread_mutex_unlock(&ct->lock);
 	}

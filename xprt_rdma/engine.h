@@ -195,7 +195,7 @@ struct rpcrdma_bind {
 	size_t len;
 	enum rpcrdma_access access;	/* REMOTE_READ or REMOTE_WRITE */
 };
-#define RPCRDMA_MAX_BINDS	2u
+#define RPCRDMA_MAX_BINDS	4u	/* reply, call, two zero-copy */
 /* Binds each window under its rpcrdma_win_next_rkey, then sends iov,
  * all posted in order. 0, -EINVAL (bound already, len too large),
  * -EMSGSIZE, -ETIMEDOUT (no send queue room), -ENOTCONN, -errno. */

@@ -35,6 +35,7 @@ void rpcrdma_opts_default(struct rpcrdma_opts *o)
 	o->max_conns = OPTS_DEFAULT_MAX_CONNS;
 	o->stall_ms = OPTS_DEFAULT_STALL_MS;
 	o->ddp_threshold = RPCRDMA_DDP_THRESHOLD;
+	o->zc_threshold = RPCRDMA_ZC_THRESHOLD;
 }
 
 /* The environment, ignored in a set-user-ID or otherwise privileged
@@ -82,6 +83,8 @@ void rpcrdma_opts_from_env(struct rpcrdma_opts *o)
 					  o->stall_ms);
 	o->ddp_threshold = (uint32_t)env_ulong("RPCRDMA_DDP_THRESHOLD", 0,
 					       1u << 30, o->ddp_threshold);
+	o->zc_threshold = (uint32_t)env_ulong("RPCRDMA_ZC_THRESHOLD", 0,
+					      1u << 30, o->zc_threshold);
 }
 
 /* RFC 8797 section 4: sizes travel as KiB - 1, so only whole KiB count. */

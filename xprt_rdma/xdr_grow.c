@@ -12,6 +12,15 @@
  * which is how xdr_opaque, xdr_bytes and xdr_string emit their data (the
  * round-up follows as a separate XDR_PUTBYTES). Rewinding forgets the
  * items at or past the new position.
+ *
+ * With a zero-copy threshold set as well, an item of at least that many
+ * bytes is not copied: its place in the buffer is kept (so positions and
+ * the buffer's layout stay those of the whole message) and the item is
+ * left where the caller has it, to be exposed from there; whoever then
+ * needs the message whole copies it in (rpcrdma_xdrgrow_fill). The
+ * caller's memory must outlive the message: arguments passed to
+ * clnt_call do. Bytes of the buffer never written are zeroed once, so a
+ * place kept is never stale heap memory.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -28,9 +37,12 @@ struct xdrgrow {
 	size_t cap;	/* allocated */
 	size_t max;	/* hard limit */
 	bool over;	/* an encode met max since the last reset */
+	size_t clean;	/* buf[0, clean) was written or zeroed */
 	uint32_t ddp_min;	/* 0: items are not noted */
+	uint32_t zc_min;	/* 0: every item is copied */
 	uint32_t nitems;
 	struct rpcrdma_item items[RPCRDMA_PLAN_MAX_ITEMS];
+	const void *ext[RPCRDMA_PLAN_MAX_ITEMS];	/* not copied: where */
 };
 
 static struct xdrgrow *to_xg(XDR *xdrs)
@@ -56,7 +68,16 @@ static bool xg_room(struct xdrgrow *xg, size_t need, size_t limit)
 		return false;
 	xg->buf = nb;
 	xg->cap = cap;
+	if (xg->clean > cap)
+		xg->clean = cap;
 	return true;
+}
+
+/* Bytes [at, at + n) are about to be written: keep 'clean' exact. */
+static void xg_written(struct xdrgrow *xg, size_t at, size_t n)
+{
+	if (at <= xg->clean && at + n > xg->clean)
+		xg->clean = at + n;
 }
 
 /* Makes room for n more bytes at pos; false past max or without memory. */
@@ -99,6 +120,7 @@ static bool_t xg_putlong(XDR *xdrs, const long *lp)
 	if (!xg_reserve(xg, sizeof(v)))
 		return FALSE;
 	memcpy(xg->buf + xg->pos, &v, sizeof(v));
+	xg_written(xg, xg->pos, sizeof(v));
 	xg_advance(xg, sizeof(v));
 	return TRUE;
 }
@@ -107,17 +129,32 @@ static bool_t xg_putbytes(XDR *xdrs, const char *addr, u_int len)
 {
 	struct xdrgrow *xg = to_xg(xdrs);
 
+	const void *ext = NULL;
+
 	if (!xg_reserve(xg, len))
 		return FALSE;
 	if (xg->ddp_min && len >= xg->ddp_min &&
 	    xg->pos % RPCRDMA_XDR_UNIT == 0 &&
 	    xg->nitems < RPCRDMA_PLAN_MAX_ITEMS) {
+		if (xg->zc_min && len >= xg->zc_min)
+			ext = addr;
 		xg->items[xg->nitems].offset = (uint32_t)xg->pos;
 		xg->items[xg->nitems].length = len;
+		xg->ext[xg->nitems] = ext;
 		xg->nitems++;
 	}
-	if (len)
+	if (ext) {
+		/* Its place only; zeroed where never written before. */
+		if (xg->pos + len > xg->clean) {
+			size_t from = xg->pos > xg->clean ? xg->pos : xg->clean;
+
+			memset(xg->buf + from, 0, xg->pos + len - from);
+			xg->clean = xg->pos + len;
+		}
+	} else if (len) {
 		memcpy(xg->buf + xg->pos, addr, len);
+		xg_written(xg, xg->pos, len);
+	}
 	xg_advance(xg, len);
 	return TRUE;
 }
@@ -135,12 +172,15 @@ static bool_t xg_setpostn(XDR *xdrs, u_int pos)
 	if (pos > xg->end)
 		return FALSE;
 	xg->pos = pos;
-	/* What is written from here on may overwrite a noted item. */
+	/* What is written from here on may overwrite a noted item, which
+	 * then is plain message bytes: copied in if it was left out. */
 	while (xg->nitems &&
 	       (uint64_t)xg->items[xg->nitems - 1].offset +
 			       rpcrdma_xdr_roundup(
-				       xg->items[xg->nitems - 1].length) > pos)
+				       xg->items[xg->nitems - 1].length) > pos) {
+		rpcrdma_xdrgrow_fill(xdrs, xg->nitems - 1);
 		xg->nitems--;
+	}
 	return TRUE;
 }
 
@@ -158,6 +198,7 @@ static int32_t *xg_inline(XDR *xdrs, u_int len)
 	    !xg_reserve(xg, len))
 		return NULL;
 	p = (int32_t *)(void *)(xg->buf + xg->pos);
+	xg_written(xg, xg->pos, len);
 	xg_advance(xg, len);
 	return p;
 }
@@ -253,6 +294,29 @@ void rpcrdma_xdrgrow_set_ddp(XDR *xdrs, uint32_t min)
 	to_xg(xdrs)->ddp_min = min;
 }
 
+void rpcrdma_xdrgrow_set_zc(XDR *xdrs, uint32_t min)
+{
+	to_xg(xdrs)->zc_min = min;
+}
+
+const void *rpcrdma_xdrgrow_item_ext(XDR *xdrs, uint32_t i)
+{
+	struct xdrgrow *xg = to_xg(xdrs);
+
+	return i < xg->nitems ? xg->ext[i] : NULL;
+}
+
+void rpcrdma_xdrgrow_fill(XDR *xdrs, uint32_t i)
+{
+	struct xdrgrow *xg = to_xg(xdrs);
+
+	if (i >= xg->nitems || !xg->ext[i])
+		return;
+	memcpy(xg->buf + xg->items[i].offset, xg->ext[i],
+	       xg->items[i].length);
+	xg->ext[i] = NULL;
+}
+
 uint32_t rpcrdma_xdrgrow_items(XDR *xdrs, const struct rpcrdma_item **items)
 {
 	struct xdrgrow *xg = to_xg(xdrs);
@@ -278,6 +342,7 @@ int rpcrdma_xdrgrow_gather(XDR *xdrs, const struct rpcrdma_extent *ext,
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
 		memcpy(xg->buf + at, xg->buf + ext[i].offset, ext[i].length);
+		xg_written(xg, at, ext[i].length);
 		at += ext[i].length;
 	}
 	*off = xg->pos;

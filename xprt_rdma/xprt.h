@@ -51,6 +51,14 @@ bool rpcrdma_xdrgrow_over(XDR *xdrs);
  * the generic DDP rule may move into chunks (up to RPCRDMA_PLAN_MAX_ITEMS,
  * later ones stay inline). */
 void rpcrdma_xdrgrow_set_ddp(XDR *xdrs, uint32_t min);
+/* From now on, items of at least min bytes (0: none) are not copied: the
+ * buffer keeps their place, the caller's memory (which must outlive the
+ * message) keeps their bytes. */
+void rpcrdma_xdrgrow_set_zc(XDR *xdrs, uint32_t min);
+/* Where item i's bytes are when they were not copied, else NULL. */
+const void *rpcrdma_xdrgrow_item_ext(XDR *xdrs, uint32_t i);
+/* Copies item i in, if it was left out: the message is then whole there. */
+void rpcrdma_xdrgrow_fill(XDR *xdrs, uint32_t i);
 /* The items noted since the last reset, sorted; returns their count. */
 uint32_t rpcrdma_xdrgrow_items(XDR *xdrs, const struct rpcrdma_item **items);
 /* Copies the message's extents ext[0..n), in order, behind its end (the

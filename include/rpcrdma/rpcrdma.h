@@ -24,7 +24,7 @@
 /* Knobs for either side. Environment variables (RPCRDMA_PORT,
  * RPCRDMA_SRCADDR, RPCRDMA_INLINE, RPCRDMA_CREDITS, RPCRDMA_MAX_MSG,
  * RPCRDMA_MAX_CONNS, RPCRDMA_STALL_MS, RPCRDMA_DDP_THRESHOLD,
- * RPCRDMA_NO_PVTDATA)
+ * RPCRDMA_ZC_THRESHOLD, RPCRDMA_NO_PVTDATA)
  * override the defaults for programs created through the netid. */
 struct rpcrdma_opts {
 	uint16_t port;		/* 0: client asks rpcbind; server: 20049 */
@@ -60,7 +60,17 @@ struct rpcrdma_opts {
 				 * chunk offered). Both ends must agree;
 				 * RPCRDMA_DDP_THRESHOLD, 0: never; values
 				 * below RPCRDMA_DDP_MIN count as it */
+	uint32_t zc_threshold;	/* client: an argument item of at least
+				 * this many bytes that goes in a read chunk
+				 * is exposed from the caller's memory,
+				 * registered for the call, not copied (the
+				 * crossover measured in docs/performance.md;
+				 * AUTH_NONE and AUTH_SYS calls only). The
+				 * XDR routine must encode it from memory
+				 * that outlives clnt_call, as the arguments
+				 * are. RPCRDMA_ZC_THRESHOLD, 1 MiB; 0: copy */
 };
+#define RPCRDMA_ZC_THRESHOLD	(1u << 20)
 #define RPCRDMA_CALL_MAX	(1u << 30)	/* a client's largest call */
 #define RPCRDMA_DDP_THRESHOLD	1024u
 #define RPCRDMA_DDP_MIN		512u

@@ -64,6 +64,9 @@ struct rpcrdma_stats {
 	 * call, RFC 8167, which this transport does not serve yet): they
 	 * change neither the grant nor any call. */
 	uint64_t replies_unmatched;
+	/* Requester: read chunks exposed from the caller's memory, not
+	 * copied (opts.zc_threshold). */
+	uint64_t zc_chunks;
 };
 
 /* Process-wide totals since start (all connections, both sides). */

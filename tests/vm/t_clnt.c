@@ -38,6 +38,7 @@
 #define P_SLEEP		3u	/* u_int ms -> void, after ms */
 #define P_HASH		4u	/* blob -> u_int FNV-1a of its bytes */
 #define P_WHO		5u	/* void -> struct who: the caller's credential */
+#define P_HASH3		6u	/* three blobs -> u_int trio_hash of them */
 #define T_BLOB_MAX	(17u << 20)
 #define T_BIG_MSG	((16u << 20) + 4096u)
 
@@ -111,6 +112,24 @@ static bool_t xdr_who(XDR *x, struct who *w)
 	       xdr_u_int(x, &w->gid) && xdr_u_int(x, &w->ngids);
 }
 
+/* Three items in one call. */
+struct trio {
+	struct blob b[3];
+};
+
+static bool_t xdr_trio(XDR *x, struct trio *t)
+{
+	return xdr_blob(x, &t->b[0]) && xdr_blob(x, &t->b[1]) &&
+	       xdr_blob(x, &t->b[2]);
+}
+
+static u_int trio_hash(const struct trio *t)
+{
+	return fnv1a(t->b[0].data, t->b[0].len) ^
+	       (fnv1a(t->b[1].data, t->b[1].len) * 3u) ^
+	       (fnv1a(t->b[2].data, t->b[2].len) * 7u);
+}
+
 /* ---- the server ---- */
 
 static void dispatch(struct svc_req *rq, SVCXPRT *x)
@@ -149,6 +168,19 @@ static void dispatch(struct svc_req *rq, SVCXPRT *x)
 		svc_sendreply(x, XP(xdr_u_int), &n);
 		svc_freeargs(x, XP(xdr_blob), &b);
 		break;
+	case P_HASH3: {
+		struct trio t;
+
+		memset(&t, 0, sizeof(t));
+		if (!svc_getargs(x, XP(xdr_trio), &t)) {
+			svcerr_decode(x);
+			break;
+		}
+		n = trio_hash(&t);
+		svc_sendreply(x, XP(xdr_u_int), &n);
+		svc_freeargs(x, XP(xdr_trio), &t);
+		break;
+	}
 	case P_SLEEP:
 		if (!svc_getargs(x, XP(xdr_u_int), &n)) {
 			svcerr_decode(x);
@@ -1363,6 +1395,10 @@ static void expo_after(struct raw_pair *p, const struct rpcrdma_msg *m,
 		      rc ? strerror(-rc) : "reached");
 }
 
+/* Whether expo_echo's argument goes zero-copy (opts.zc_threshold at its
+ * size): its read chunk is then the caller's own memory. */
+static bool expo_zc;
+
 /* An ECHO of arg with a read chunk, a write chunk and a reply chunk,
  * ended by outcome o; kind k probed after it returned. */
 static void expo_echo(enum expo_outcome o, enum expo_kind k,
@@ -1381,8 +1417,13 @@ static void expo_echo(enum expo_outcome o, enum expo_kind k,
 	struct iovec iov = { w, sizeof(w) };
 	struct rpcrdma_inline in;
 	bool win, rin, reset;
+	struct rpcrdma_opts zo;
 
+	rpcrdma_opts_default(&zo);
+	zo.zc_threshold = EXPO_LEN;
+	clnt_base = expo_zc ? &zo : NULL;
 	raw_pair_open(&p);
+	clnt_base = NULL;
 	win = rpcrdma_ep_windows(p.a.ep);
 	ck_assert(win == windows_expected());
 	ck_assert(clnt_control(p.c.cl, CLGET_RDMA_INLINE, (char *)&in));
@@ -1399,6 +1440,9 @@ static void expo_echo(enum expo_outcome o, enum expo_kind k,
 	a = stats_of(p.c.cl);
 	raw_pair_take(&p, &m);
 	ck_assert_uint_eq(expo_seg(&m, EXPO_READ).length, EXPO_LEN);
+	/* Zero-copy: the chunk names the caller's buffer itself. */
+	ck_assert((expo_seg(&m, EXPO_READ).offset ==
+		   (uint64_t)(uintptr_t)arg->data) == expo_zc);
 	ws = expo_seg(&m, EXPO_WRITE);
 	ck_assert_uint_eq(ws.length, EXPO_LEN);
 	(void)expo_seg(&m, EXPO_REPLY);
@@ -1451,6 +1495,7 @@ static void expo_echo(enum expo_outcome o, enum expo_kind k,
 		ck_assert_int_eq(e.re_errno, EBADMSG);
 	}
 	ck_assert_uint_eq(b.calls_read_chunks - a.calls_read_chunks, 1);
+	ck_assert_uint_eq(b.zc_chunks - a.zc_chunks, expo_zc ? 1 : 0);
 	ck_assert_uint_eq(b.connects, 1);
 	/* A timeout where the client set R: revoked by a reset. */
 	reset = o == EXPO_TIMEOUT && rin;
@@ -1540,8 +1585,90 @@ START_TEST(test_exposure_after_return)
 		for (int k = 0; k < EXPO_KINDS; k++)
 			expo_echo((enum expo_outcome)o, (enum expo_kind)k,
 				  &arg, buf);
+	/* A zero-copy read chunk (the caller's memory) is revoked alike. */
+	expo_zc = true;
+	for (int o = 0; o < EXPO_OUTCOMES; o++)
+		expo_echo((enum expo_outcome)o, EXPO_READ, &arg, buf);
+	expo_zc = false;
 	free(buf);
 	free(arg.data);
+}
+END_TEST
+
+/*
+ * Zero-copy read chunks (opts.zc_threshold, 1 MiB by default): an
+ * argument item that large goes to the server from the caller's memory,
+ * registered for the call (a window over it where windows are used),
+ * not copied: zc_chunks counts it and the server hashes exactly the
+ * caller's bytes. Two such items and a small one in one call; an item in
+ * read-only memory (registration refused) is copied after all; below the
+ * threshold, or with it 0, nothing is zero-copy; a Long Call (DDP off)
+ * copies the message whole.
+ */
+static const char zc_rodata[(1u << 20) + 8] = "read-only";
+
+START_TEST(test_zero_copy)
+{
+	enum { ZC = (1u << 20) + 4 };
+	struct blob big = { ZC, mkdata(41, ZC) };
+	struct blob ro = { sizeof(zc_rodata), (char *)zc_rodata };
+	struct trio t;
+	struct rpcrdma_stats a, b;
+	u_int h = 0;
+	struct rpcrdma_opts o;
+	struct srv s;
+	CLIENT *cl;
+
+	srv_start(&s, 4, 8u << 20);
+	cl = clnt_mk(s.port, 4, 8u << 20);
+	a = stats_of(cl);
+	hash_check(cl, &big);
+	b = stats_of(cl);
+	ck_assert_uint_eq(b.calls_read_chunks - a.calls_read_chunks, 1);
+	ck_assert_uint_eq(b.zc_chunks - a.zc_chunks, 1);
+
+	/* Three items, two of them zero-copy, hashed as sent. */
+	t.b[0] = big;
+	t.b[1] = (struct blob){ 3001, mkdata(42, 3001) };
+	t.b[2] = (struct blob){ ZC + 7, mkdata(43, ZC + 7) };
+	a = stats_of(cl);
+	expect_ok(cl, clnt_call(cl, P_HASH3, XP(xdr_trio), &t, XP(xdr_u_int),
+				&h, tmo), "hash3");
+	b = stats_of(cl);
+	ck_assert_uint_eq(h, trio_hash(&t));
+	ck_assert_uint_eq(b.zc_chunks - a.zc_chunks, 2);
+	ck_assert_uint_eq(b.read_chunks - a.read_chunks, 3);
+	free(t.b[1].data);
+	free(t.b[2].data);
+
+	/* Read-only pages: the registration is refused, the item copied. */
+	a = stats_of(cl);
+	hash_check(cl, &ro);
+	b = stats_of(cl);
+	ck_assert_uint_eq(b.calls_read_chunks - a.calls_read_chunks, 1);
+	ck_assert_uint_eq(b.zc_chunks, a.zc_chunks);
+	clnt_destroy(cl);
+
+	/* Threshold 0: always copied; DDP off: a Long Call, copied. */
+	for (int c = 0; c < 2; c++) {
+		rpcrdma_opts_default(&o);
+		if (c == 0)
+			o.zc_threshold = 0;
+		else
+			o.ddp_threshold = 0;
+		clnt_base = &o;
+		cl = clnt_mk(s.port, 4, 8u << 20);
+		clnt_base = NULL;
+		a = stats_of(cl);
+		hash_check(cl, &big);
+		b = stats_of(cl);
+		ck_assert_uint_eq(b.zc_chunks, a.zc_chunks);
+		ck_assert_uint_eq(b.calls_long - a.calls_long, c);
+		clnt_destroy(cl);
+	}
+	clnt_ddp = RPCRDMA_DDP_THRESHOLD;
+	free(big.data);
+	srv_stop(&s);
 }
 END_TEST
 
@@ -1817,6 +1944,7 @@ static Suite *clnt_suite(void)
 	tcase_add_test(tc, test_bad_write_list);
 	tcase_add_test(tc, test_remote_invalidation);
 	tcase_add_test(tc, test_exposure_after_return);
+	tcase_add_test(tc, test_zero_copy);
 	tcase_add_test(tc, test_auth_stateful_threads);
 	tcase_add_test(tc, test_unmatched_messages);
 	tcase_add_test(tc, test_reconnect);

@@ -405,7 +405,7 @@ END_TEST
 /*
  * WRITE up to wtmax: a payload that does not fit inline goes in a read
  * chunk at its position (RDMA_MSG, no Long Call), which nfsd pulls by
- * RDMA Read; the reply bound fits inline so the read chunk is the only
+ * RDMA Read, from the caller's buffer itself from 1 MiB on (zero-copy); the reply bound fits inline so the read chunk is the only
  * rkey. The file is then read back locally and by NFS READ.
  */
 START_TEST(test_write)
@@ -417,7 +417,7 @@ START_TEST(test_write)
 	const uint32_t sizes[] = { 1, 100, 4099, 65536, wmax - 1, wmax };
 	bool rinv = remote_inv(cl);
 	nfs_fh3 fh = lookup(cl, "out");
-	unsigned int chunked = 0, n = 0;
+	unsigned int chunked = 0, n = 0, zc = 0;
 	uint64_t off = 0;
 
 	ck_assert(clnt_control(cl, CLSET_RDMA_PROC_REPLY, (char *)&hr));
@@ -426,12 +426,15 @@ START_TEST(test_write)
 		write_check(cl, &fh, "out", off, sizes[i], 3);
 		off += sizes[i];
 		n++;
-		/* Below the inline threshold the call goes as it is. */
+		/* Below the inline threshold the call goes as it is; from
+		 * the zero-copy threshold on, from our buffer itself. */
 		chunked += sizes[i] >= 4096;
+		zc += sizes[i] >= RPCRDMA_ZC_THRESHOLD;
 	}
 	b = stats_of(cl);
 	ck_assert_uint_eq(b.connects, 1);
 	ck_assert_uint_eq(b.calls_read_chunks - a.calls_read_chunks, chunked);
+	ck_assert_uint_eq(b.zc_chunks - a.zc_chunks, zc);
 	ck_assert_uint_eq(b.calls_inline - a.calls_inline, n - chunked);
 	ck_assert_uint_eq(b.calls_long, a.calls_long);
 	ck_assert_uint_eq(b.reply_chunks, a.reply_chunks);
