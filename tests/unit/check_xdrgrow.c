@@ -420,6 +420,63 @@ START_TEST(test_items_noted)
 }
 END_TEST
 
+/*
+ * Zero-copy: an item at or above the zero-copy threshold keeps its place
+ * (zeroed, never stale heap bytes) but not its bytes, which stay the
+ * caller's; fill copies it in; rewinding into it copies it in before it
+ * is forgotten; items below the threshold are copied as always.
+ */
+START_TEST(test_zero_copy_items)
+{
+	const struct rpcrdma_item *it;
+	char *big = malloc(8192), *small = malloc(1500), *p;
+	u_int blen = 8192, slen = 1500;
+	size_t len;
+	XDR x;
+
+	ck_assert(big && small);
+	memset(big, 0xab, 8192);
+	memset(small, 0xcd, 1500);
+	ck_assert_int_eq(rpcrdma_xdrgrow_create(&x, 64, 1u << 20), 0);
+	/* Stale bytes where the item's place will be: they must go. */
+	memset(rpcrdma_xdrgrow_buf(&x, &len), 0x77, 64);
+	rpcrdma_xdrgrow_set_ddp(&x, 1024);
+	rpcrdma_xdrgrow_set_zc(&x, 4096);
+	ck_assert(xdr_bytes(&x, &small, &slen, ~0u));
+	ck_assert(xdr_bytes(&x, &big, &blen, ~0u));
+	ck_assert_uint_eq(rpcrdma_xdrgrow_items(&x, &it), 2);
+	ck_assert_ptr_null(rpcrdma_xdrgrow_item_ext(&x, 0));
+	ck_assert_ptr_eq(rpcrdma_xdrgrow_item_ext(&x, 1), big);
+	p = rpcrdma_xdrgrow_buf(&x, &len);
+	ck_assert_uint_eq(len, 4 + 1500 + 4 + 8192);
+	ck_assert_uint_eq((uint8_t)p[4], 0xcd);
+	for (u_int i = 0; i < 8192; i++)
+		ck_assert_uint_eq((uint8_t)p[it[1].offset + i], 0);
+	rpcrdma_xdrgrow_fill(&x, 1);
+	ck_assert_ptr_null(rpcrdma_xdrgrow_item_ext(&x, 1));
+	ck_assert_mem_eq(p + it[1].offset, big, 8192);
+	/* Rewinding into a zero-copy item copies it in, then forgets it. */
+	rpcrdma_xdrgrow_reset(&x);
+	rpcrdma_xdrgrow_set_zc(&x, 4096);
+	memset(big, 0x11, 8192);
+	ck_assert(xdr_bytes(&x, &big, &blen, ~0u));
+	ck_assert_ptr_eq(rpcrdma_xdrgrow_item_ext(&x, 0), big);
+	ck_assert(XDR_SETPOS(&x, 4 + 100));
+	ck_assert_uint_eq(rpcrdma_xdrgrow_items(&x, &it), 0);
+	p = rpcrdma_xdrgrow_buf(&x, &len);
+	ck_assert_uint_eq(len, 4 + 100);
+	ck_assert_uint_eq((uint8_t)p[4 + 99], 0x11);
+	/* Threshold 0: copied. */
+	rpcrdma_xdrgrow_reset(&x);
+	rpcrdma_xdrgrow_set_zc(&x, 0);
+	ck_assert(xdr_bytes(&x, &big, &blen, ~0u));
+	ck_assert_ptr_null(rpcrdma_xdrgrow_item_ext(&x, 0));
+	XDR_DESTROY(&x);
+	free(big);
+	free(small);
+}
+END_TEST
+
 START_TEST(test_gather)
 {
 	static const struct rpcrdma_extent ext[] = { { 0, 4 }, { 8, 4 } };
@@ -615,6 +672,7 @@ static Suite *xdrgrow_suite(void)
 	tcase_add_test(tc, test_callmsg_roundtrip);
 	tcase_add_test(tc, test_items_noted);
 	tcase_add_test(tc, test_gather);
+	tcase_add_test(tc, test_zero_copy_items);
 	tcase_add_test(tc, test_ddp_roundtrip);
 	tcase_add_test(tc, test_ddp_mismatch);
 	suite_add_tcase(s, tc);
