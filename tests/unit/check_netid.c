@@ -139,6 +139,7 @@ START_TEST(names_are_interposed)
 		(void *)clnt_tp_create, (void *)clnt_tp_create_timed,
 		(void *)svc_create, (void *)svc_tp_create,
 		(void *)svc_tli_create, (void *)svc_reg, (void *)rpcb_set,
+		(void *)clnt_sperror, (void *)clnt_perror,
 	};
 	size_t i;
 
@@ -154,6 +155,24 @@ START_TEST(names_are_interposed)
 				     "TIRPC_0.3.0"));
 	ck_assert_ptr_ne(dlvsym(RTLD_DEFAULT, "clnt_create", "TIRPC_0.3.0"),
 			 (void *)clnt_create);
+}
+END_TEST
+
+/* clnt_sperror of a CLIENT that is not ours is libtirpc's text as it is
+ * (ours adds the limit a failed rdma call met: t_clnt, t_svc). */
+static void timed_out(CLIENT *c, struct rpc_err *e)
+{
+	(void)c;
+	memset(e, 0, sizeof(*e));
+	e->re_status = RPC_TIMEDOUT;
+}
+
+START_TEST(sperror_passes_through)
+{
+	static struct clnt_ops ops = { .cl_geterr = timed_out };
+	CLIENT c = { .cl_ops = &ops };
+
+	ck_assert_str_eq(clnt_sperror(&c, "other"), "other: RPC: Timed out");
 }
 END_TEST
 
@@ -493,6 +512,7 @@ int main(void)
 	int failed;
 
 	tcase_add_test(tc, names_are_interposed);
+	tcase_add_test(tc, sperror_passes_through);
 	tcase_add_test(tc, netconfig_rdma);
 	tcase_add_test(tc, netconfig_real);
 	tcase_add_test(tc, forward_unknown_nettype);
