@@ -103,6 +103,19 @@ static enum rpcrdma_hdr_err pos_err(uint32_t pos, bool nomsg)
 	return RPCRDMA_HDR_EPOSORDER;
 }
 
+/* Stable insertion sort by position: at most max_reads entries. */
+static void sort_reads(struct rpcrdma_read_segment *r, uint32_t n)
+{
+	for (uint32_t i = 1; i < n; i++) {
+		struct rpcrdma_read_segment v = r[i];
+		uint32_t j = i;
+
+		for (; j > 0 && r[j - 1].position > v.position; j--)
+			r[j] = r[j - 1];
+		r[j] = v;
+	}
+}
+
 /* Copies count segments into the pool and adds their lengths to *total. */
 static inline void dec_segs(const uint8_t *p, struct rpcrdma_segment *s,
 			    uint32_t count, uint64_t *total)
@@ -150,17 +163,20 @@ static enum rpcrdma_hdr_err dec_chunks(const uint8_t *p, size_t *leftp,
 	uint32_t n, disc, pos, prev, count, nsegs = 0;
 	size_t left = *leftp, need;
 	uint64_t total = 0;
+	bool sorted;
 
 	/*
 	 * Read list. RFC 8166 section 4.1.3 / 3.5.3: positions are XDR
-	 * aligned offsets into the RPC message, in order; segments sharing a
-	 * position form one chunk. Position zero (the whole RPC message)
-	 * only with RDMA_NOMSG: starting prev at 1 for RDMA_MSG makes a zero
-	 * position fail the same order test.
+	 * aligned offsets into the RPC message; segments sharing a position
+	 * form one chunk. Position zero (the whole RPC message) only with
+	 * RDMA_NOMSG. The requester SHOULD sort them (section 4.3.1); the
+	 * Linux server takes any order, and so do we: sorted below, the
+	 * segments of one position kept in their order.
 	 */
 	if (unlikely(left < 4))
 		return RPCRDMA_HDR_ETRUNC;
-	prev = nomsg ? 0 : 1;
+	sorted = true;
+	prev = 0;
 	rs = m->reads;
 	for (n = 0; (disc = get32(p)) != 0; n++, rs++) {
 		if (unlikely(disc != 1))
@@ -171,8 +187,10 @@ static enum rpcrdma_hdr_err dec_chunks(const uint8_t *p, size_t *leftp,
 		if (unlikely(left < RPCRDMA_READ_SEG_WIRE + 4))
 			return RPCRDMA_HDR_ETRUNC;
 		pos = get32(p + 4);
-		if (unlikely(pos < prev || (pos & (RPCRDMA_XDR_UNIT - 1))))
+		if (unlikely((pos & (RPCRDMA_XDR_UNIT - 1)) ||
+			     (pos == 0 && !nomsg)))
 			return pos_err(pos, nomsg);
+		sorted &= pos >= prev;
 		prev = pos;
 		rs->position = pos;
 		get_seg(p + 8, &rs->seg);
@@ -181,6 +199,8 @@ static enum rpcrdma_hdr_err dec_chunks(const uint8_t *p, size_t *leftp,
 		left -= RPCRDMA_READ_SEG_WIRE;
 	}
 	m->nreads = n;
+	if (!sorted)
+		sort_reads(m->reads, n);
 
 	/* Write list: RFC 8166 section 4.2.1.2, a list of counted arrays. */
 	if (unlikely(left < 8))

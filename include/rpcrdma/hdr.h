@@ -25,7 +25,7 @@ enum rpcrdma_hdr_err {
 	RPCRDMA_HDR_EEMPTY,		/* a write or reply chunk with 0 segments */
 	RPCRDMA_HDR_ECHUNKLEN,		/* total chunk length over the limit */
 	RPCRDMA_HDR_EPOSALIGN,		/* read position not XDR aligned */
-	RPCRDMA_HDR_EPOSORDER,		/* read positions not in order */
+	RPCRDMA_HDR_EPOSORDER,		/* (unused: the decoder sorts them) */
 	RPCRDMA_HDR_EPOSZERO,		/* position-zero read chunk without NOMSG */
 	RPCRDMA_HDR_ENOMSG,		/* NOMSG with neither pos-zero nor reply chunk */
 	RPCRDMA_HDR_EERRCODE,		/* RDMA_ERROR with an unknown code */

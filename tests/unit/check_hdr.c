@@ -864,13 +864,31 @@ START_TEST(test_err_pos)
 	w32(&w, 0);
 	ck_assert_int_eq(dec(&w, NULL), RPCRDMA_HDR_EPOSALIGN);
 
-	whdr(&w, 1, RPCRDMA_MSG);	/* 16 then 8 */
+	/* 16, 8, then 16 again: accepted (RFC 8166 section 4.3.1 only
+	 * SHOULDs the order; the Linux server sorts too), sorted by
+	 * position with the two segments at 16 in their order
+	 * (conformance review 14). */
+	whdr(&w, 1, RPCRDMA_MSG);
 	wread(&w, 16, 1);
-	wread(&w, 8, 1);
+	wread(&w, 8, 2);
+	wread(&w, 16, 3);
 	w32(&w, 0);
 	w32(&w, 0);
 	w32(&w, 0);
-	ck_assert_int_eq(dec(&w, NULL), RPCRDMA_HDR_EPOSORDER);
+	{
+		struct rpcrdma_msg m2;
+		size_t hl = 0;
+
+		ck_assert_int_eq(decode_exact(w.b, w.n, NULL, &m2, &hl),
+				 RPCRDMA_HDR_OK);
+		ck_assert_uint_eq(m2.nreads, 3);
+		ck_assert_uint_eq(m2.reads[0].position, 8);
+		ck_assert_uint_eq(m2.reads[0].seg.length, 2);
+		ck_assert_uint_eq(m2.reads[1].position, 16);
+		ck_assert_uint_eq(m2.reads[1].seg.length, 1);
+		ck_assert_uint_eq(m2.reads[2].position, 16);
+		ck_assert_uint_eq(m2.reads[2].seg.length, 3);
+	}
 
 	whdr(&w, 1, RPCRDMA_MSG);	/* position zero in RDMA_MSG */
 	wread(&w, 0, 1);
