@@ -532,8 +532,10 @@ int rpcrdma_ep_connect(const struct sockaddr *dst, const struct sockaddr *src,
 		cp.private_data = pd;
 		cp.private_data_len = sizeof(pd);
 	}
-	/* >= 1 each: the Linux server refuses responder_resources 0. */
-	cp.responder_resources = ep->responder_resources;
+	/* >= 1 each: the Linux server refuses responder_resources 0
+	 * (a test may offer 0 to play a client that answers no Read). */
+	cp.responder_resources = ep->opts.no_read_resources ? 0 :
+				 ep->responder_resources;
 	cp.initiator_depth = ep->initiator_depth;
 	cp.retry_count = o->retry_count ? o->retry_count : EP_RETRY_COUNT;
 	/* As the Linux client: an RNR NAK is fatal, never retried. Both sides
@@ -730,7 +732,9 @@ static int listener_conn_req(struct rpcrdma_listener *l, struct rdma_cm_id *id,
 	 * RDMA Reads the client will answer at once (its responder
 	 * resources), its responder_resources how many it may issue.
 	 */
-	if (ev_initiator_depth && ev_initiator_depth < ep->initiator_depth)
+	/* A client answering no Read: none issued (rdma_accept(3) wants
+	 * our depth within its resources; conformance review 25). */
+	if (ev_initiator_depth < ep->initiator_depth)
 		ep->initiator_depth = ev_initiator_depth;
 	if (ev_responder_res && ev_responder_res < ep->responder_resources)
 		ep->responder_resources = ev_responder_res;
@@ -920,4 +924,9 @@ void rpcrdma_ep_destroy(struct rpcrdma_ep *ep)
 		ep_drain(ep, 250);
 	}
 	ep_free(ep);
+}
+
+bool rpcrdma_ep_can_read(const struct rpcrdma_ep *ep)
+{
+	return ep->initiator_depth > 0;
 }

@@ -41,6 +41,8 @@ struct rpcrdma_ep_opts {
 				 * (0: none); see rpcrdma_ep_check_stall */
 	uint8_t retry_count;	/* transport retries we ask of the peer's QP
 				 * (0: 6; tests play a peer asking 7) */
+	bool no_read_resources;	/* client: answer no RDMA Read of the peer
+				 * (responder_resources 0; tests) */
 };
 
 /* A received message; valid until rpcrdma_ep_rx_done(). */
@@ -58,6 +60,11 @@ enum rpcrdma_access {
 	RPCRDMA_ACCESS_REMOTE_READ = 1,	/* read chunks */
 	RPCRDMA_ACCESS_REMOTE_WRITE = 2,/* write and reply chunks */
 };
+
+/* Whether the peer answers our RDMA Reads at all: a client that offered
+ * no responder resources does not (rdma_accept(3): our initiator depth
+ * may not exceed them), and its read chunks get ERR_CHUNK. */
+bool rpcrdma_ep_can_read(const struct rpcrdma_ep *ep);
 
 /* --- connection lifetime --- */
 

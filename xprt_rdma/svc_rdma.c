@@ -460,9 +460,11 @@ static int call_start_reads(struct svc_call *k)
 	uint32_t i, np;
 	int rc;
 
-	/* RDMA_NOMSG without a position-zero chunk carries no call. */
-	if (h->proc == RPCRDMA_NOMSG &&
-	    (h->nreads == 0 || h->reads[0].position != 0))
+	/* RDMA_NOMSG without a position-zero chunk carries no call; a
+	 * client that answers no RDMA Read cannot send chunks. */
+	if ((h->proc == RPCRDMA_NOMSG &&
+	     (h->nreads == 0 || h->reads[0].position != 0)) ||
+	    !rpcrdma_ep_can_read(k->c->ep))
 		return -EMSGSIZE;
 	for (i = 0; i < h->nreads; i++) {
 		k->rdsegs[i] = h->reads[i].seg;

@@ -441,6 +441,66 @@ START_TEST(test_read_chunk_checked_first)
 END_TEST
 
 /*
+ * A client that offers no RDMA Read resources (responder_resources 0 in
+ * its connect request) is answered with an initiator depth of 0, as
+ * rdma_accept(3) requires, and its call with a read chunk, well formed
+ * (the ECHO's blob at its XDR position), gets ERR_CHUNK before any Read;
+ * its inline calls are served (conformance review 25).
+ */
+START_TEST(test_no_read_resources)
+{
+	enum { N = 8192 };
+	char *d = mkdata(77, N);
+	struct rpcrdma_ep_opts eo;
+	struct rpcrdma_opts o;
+	struct rpcrdma_stats a, b;
+	struct rpcrdma_ep *ep;
+	struct rpcrdma_mr *mr_d;
+	uint32_t w[32], hd;
+	size_t n = 0;
+	struct srv s;
+	SVCXPRT *x;
+
+	srv_start(&s, 0);
+	rpcrdma_opts_default(&o);
+	ck_assert_int_eq(rpcrdma_opts_to_ep(&o, &eo), 0);
+	eo.no_read_resources = true;
+	ep = raw_connect_eo(s.port, &eo);
+	raw_null_call(ep, 0x10000007);
+	x = atomic_load(&last_xprt);
+	mr_d = raw_reg(ep, d, N, RPCRDMA_ACCESS_REMOTE_READ, &hd);
+	a = svc_stats_of(x);
+	/* RDMA_MSG, a read chunk at 44: after the call header (40 bytes
+	 * with AUTH_NONE) and the blob's length word. */
+	w[n++] = 0x12345691; w[n++] = 1; w[n++] = 1; w[n++] = 0;
+	w[n++] = 1; w[n++] = 44;
+	n = put_seg(w, n, hd, N, d);
+	w[n++] = 0;
+	w[n++] = 0;
+	w[n++] = 0;
+	w[n++] = 0x12345691; w[n++] = 0; w[n++] = 2; w[n++] = T_PROG;
+	w[n++] = T_VERS; w[n++] = P_ECHO; w[n++] = 0; w[n++] = 0;
+	w[n++] = 0; w[n++] = 0;
+	w[n++] = N;
+	raw_send(ep, w, n);
+	{
+		const uint32_t r[] = { 0x12345691, 1, 1, 4, 2 };
+
+		raw_expect(ep, r, 5);
+	}
+	raw_null_call(ep, 0x10000008);
+	b = svc_stats_of(x);
+	ck_assert_uint_eq(b.err_chunk_sent - a.err_chunk_sent, 1);
+	ck_assert_uint_eq(b.read_chunks, a.read_chunks);
+	ck_assert_uint_eq(b.rdma_read_bytes, a.rdma_read_bytes);
+	rpcrdma_mr_dereg(mr_d);
+	rpcrdma_ep_destroy(ep);
+	free(d);
+	srv_stop(&s);
+}
+END_TEST
+
+/*
  * The server writes a reply's data item into the write chunk offered
  * (RFC 8166 section 3.4.6), the way the Linux client offers it for an NFS
  * READ of odd length: segments filled in order with exactly the item's
@@ -1026,6 +1086,7 @@ int main(void)
 	tcase_add_test(tc, test_ddp);
 	tcase_add_test(tc, test_write_chunk_raw);
 	tcase_add_test(tc, test_read_chunk_checked_first);
+	tcase_add_test(tc, test_no_read_resources);
 	tcase_add_test(tc, test_empty_write_chunk);
 	suite_add_tcase(su, tc);
 	why = rpcbind_start();
