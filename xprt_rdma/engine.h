@@ -145,6 +145,8 @@ int rpcrdma_ep_reg(struct rpcrdma_ep *ep, void *addr, size_t len,
 		   enum rpcrdma_access access, struct rpcrdma_mr **out);
 uint32_t rpcrdma_mr_rkey(const struct rpcrdma_mr *mr);
 void rpcrdma_mr_dereg(struct rpcrdma_mr *mr);
+/* A registration of ep's would not go: ep is closed (mr.c says why). */
+void rpcrdma_ep_dereg_failed(struct rpcrdma_ep *ep);
 
 /* Pulls the peer's segments into local memory (which the engine registers
  * for local write as needed), respecting the negotiated read depth, and

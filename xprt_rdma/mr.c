@@ -54,11 +54,26 @@ uint32_t rpcrdma_mr_rkey(const struct rpcrdma_mr *mr)
 	return mr->mr->rkey;
 }
 
+/*
+ * A registration the provider would not drop may still answer its rkey
+ * while its memory goes back to its owner for reuse (security review 11):
+ * the connection closes at once, its QP to error, so that no peer reaches
+ * the memory through it; the registration is leaked with its protection
+ * domain (dereg_failures counts it).
+ */
+void rpcrdma_ep_dereg_failed(struct rpcrdma_ep *ep)
+{
+	RPCRDMA_STAT_ADD(ep, dereg_failures, 1);
+	rpcrdma_ep_close(ep, -EIO);
+}
+
 void rpcrdma_mr_dereg(struct rpcrdma_mr *mr)
 {
 	if (!mr)
 		return;
-	ibv_dereg_mr(mr->mr);
-	__atomic_sub_fetch(&mr->ep->mr_count, 1, __ATOMIC_RELAXED);
+	if (ibv_dereg_mr(mr->mr))
+		rpcrdma_ep_dereg_failed(mr->ep);
+	else
+		__atomic_sub_fetch(&mr->ep->mr_count, 1, __ATOMIC_RELAXED);
 	free(mr);
 }

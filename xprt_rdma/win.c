@@ -119,8 +119,10 @@ void rpcrdma_win_destroy(struct rpcrdma_win *w)
 	if (!w)
 		return;
 	ibv_dealloc_mw(w->mw);
-	ibv_dereg_mr(w->mr);
-	__atomic_sub_fetch(&w->ep->mr_count, 1, __ATOMIC_RELAXED);
+	if (ibv_dereg_mr(w->mr))
+		rpcrdma_ep_dereg_failed(w->ep);
+	else
+		__atomic_sub_fetch(&w->ep->mr_count, 1, __ATOMIC_RELAXED);
 	free(w);
 }
 

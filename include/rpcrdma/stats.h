@@ -67,6 +67,9 @@ struct rpcrdma_stats {
 	/* Requester: read chunks exposed from the caller's memory, not
 	 * copied (opts.zc_threshold). */
 	uint64_t zc_chunks;
+	/* Registrations the provider would not drop: the connection was
+	 * closed so that their rkeys reach nothing (security review 11). */
+	uint64_t dereg_failures;
 };
 
 /* Process-wide totals since start (all connections, both sides). */

@@ -5,7 +5,10 @@
  * process, the server side driven by a thread where both must run at once.
  * Run: tests/vm/run -- ./tests/vm/t_engine (from the build directory).
  */
+#define _GNU_SOURCE	/* dlvsym, RTLD_NEXT */
 #include <arpa/inet.h>
+#include <dlfcn.h>
+#include <stdatomic.h>
 #include <check.h>
 #include <dirent.h>
 #include <errno.h>
@@ -715,6 +718,62 @@ START_TEST(test_bad_rkey)
 END_TEST
 
 /*
+ * ibv_dereg_mr as the library reaches it: the provider's, or, once
+ * fail_dereg is set, a refusal (the test's own definition interposes on
+ * librpcrdma's calls).
+ */
+static atomic_bool fail_dereg;
+
+int ibv_dereg_mr(struct ibv_mr *mr)
+{
+	static int (*real)(struct ibv_mr *);
+
+	if (atomic_exchange(&fail_dereg, false))
+		return EBUSY;
+	if (!real)
+		real = (int (*)(struct ibv_mr *))(void (*)(void))dlvsym(
+			RTLD_NEXT, "ibv_dereg_mr", "IBVERBS_1.1");
+	return real ? real(mr) : ENOSYS;
+}
+
+/*
+ * A registration the provider will not drop keeps answering its rkey
+ * while its memory goes back to its owner (security review 11): the
+ * endpoint closes at once, counts it, and the peer's RDMA Read with that
+ * rkey, which worked a moment before, fails.
+ */
+START_TEST(test_dereg_failure)
+{
+	struct rpcrdma_ep_opts o = mkopts(4096, 4096, 8, true);
+	struct rpcrdma_segment seg;
+	struct rpcrdma_mr *mr;
+	struct rpcrdma_ep *cep;
+	static uint8_t cbuf[8192], sbuf[8192];
+	struct srv s;
+	int ret;
+
+	pair_connect(&o, &o, &s, &cep);
+	memset(cbuf, 0x3c, sizeof(cbuf));
+	ck_assert_int_eq(rpcrdma_ep_reg(cep, cbuf, sizeof(cbuf),
+					RPCRDMA_ACCESS_REMOTE_READ, &mr), 0);
+	seg.handle = rpcrdma_mr_rkey(mr);
+	seg.length = sizeof(cbuf);
+	seg.offset = (uint64_t)(uintptr_t)cbuf;
+	ck_assert_int_eq(rpcrdma_ep_read(s.ep, sbuf, sizeof(sbuf), &seg, 1,
+					 T_TIMEOUT_MS), 0);
+	ck_assert_uint_eq(sbuf[100], 0x3c);
+	atomic_store(&fail_dereg, true);
+	rpcrdma_mr_dereg(mr);
+	ck_assert(!atomic_load(&fail_dereg));	/* it was called */
+	ck_assert(!rpcrdma_ep_connected(cep));
+	ck_assert_uint_eq(rpcrdma_ep_stats(cep)->dereg_failures, 1);
+	ret = rpcrdma_ep_read(s.ep, sbuf, sizeof(sbuf), &seg, 1, T_TIMEOUT_MS);
+	ck_assert_msg(ret != 0, "the rkey still reached the memory");
+	pair_destroy(&s, cep);
+}
+END_TEST
+
+/*
  * An RDMA Write with Immediate consumes a posted receive; RPC-over-RDMA
  * never sends one, and the receive's buffer then holds no message (stale
  * bytes of an earlier one). The endpoint must not hand it up as a
@@ -963,6 +1022,7 @@ static Suite *engine_suite(void)
 	tcase_add_test(tc, test_read_write);
 	tcase_add_test(tc, test_xfer_deferred);
 	tcase_add_test(tc, test_bad_rkey);
+	tcase_add_test(tc, test_dereg_failure);
 	tcase_add_test(tc, test_write_with_imm);
 	suite_add_tcase(s, tc);
 
