@@ -121,6 +121,8 @@ struct ct_slot {
 	uint32_t wlen[RPCRDMA_MAX_WRITE_CHUNKS]; /* bytes written in them */
 	struct rpcrdma_segment reply_seg;        /* the reply chunk offered */
 	bool inv_pending;     /* reply in, its window's LOCAL_INV posted */
+	bool flushing;	      /* the poller waits on its windows, unlocked:
+			       * they stay until it is done */
 	bool replied;	      /* its reply was taken: later ones dropped */
 	int inv_err;	      /* the slot's outcome once that completes */
 };
@@ -368,7 +370,7 @@ static void ct_break(struct ct *ct)
 		s->inv_pending = false;
 		if (s->state == SLOT_WAITING) {
 			slot_complete(ct, s, -ENOTCONN);
-		} else if (s->state == SLOT_ABANDONED) {
+		} else if (s->state == SLOT_ABANDONED && !s->flushing) {
 			slot_dereg(s);
 			slot_free(ct, s);
 		}
@@ -446,32 +448,6 @@ static bool ct_revoke(struct ct *ct, struct ct_slot *s,
 	return true;
 }
 
-/*
- * s's caller timed out: nothing the call exposed may stay reachable once
- * clnt_call returns. Where the responder may revoke our windows itself
- * (we set R), a local invalidation could meet a late reply's Send With
- * Invalidate, and a second invalidation crashes rxe: the connection is
- * reset instead, as the Linux client does on a timeout (xprt_rdma_timer).
- * Otherwise the windows are invalidated, or the registrations dropped,
- * now; a late reply that still writes into them fails on the responder,
- * which ends the connection then. A reply already in has its
- * invalidation under way: the poller completes it (ct->lock held).
- */
-static void ct_abandon(struct ct *ct, struct ct_slot *s)
-{
-	if (s->inv_pending || !ct->ep)
-		return;
-	if (slot_bound(s) && rpcrdma_ep_inline(ct->ep)->remote_inv_in) {
-		ct_break(ct);
-		return;
-	}
-	if (slot_invalidate_post(s) || slot_invalidate_wait(s)) {
-		ct_break(ct);
-		return;
-	}
-	slot_dereg(s);
-}
-
 /* s's outcome: now, or once its window's invalidation completed. */
 static void slot_finish(struct ct *ct, struct ct_slot *s, int err)
 {
@@ -491,11 +467,20 @@ static void ct_flush_invalidations(struct ct *ct)
 
 		if (!s->inv_pending)
 			continue;
+		s->flushing = true;
 		pthread_mutex_unlock(&ct->lock);
 		rc = slot_invalidate_wait(s);
 		pthread_mutex_lock(&ct->lock);
-		if (!s->inv_pending)
-			continue;	/* reset meanwhile */
+		s->flushing = false;
+		pthread_cond_broadcast(&ct->cv);
+		if (!s->inv_pending) {
+			/* Reset meanwhile: an abandoned slot was left to us. */
+			if (s->state == SLOT_ABANDONED) {
+				slot_dereg(s);
+				slot_free(ct, s);
+			}
+			continue;
+		}
 		if (rc) {
 			ct_break(ct);
 			return;
@@ -505,8 +490,62 @@ static void ct_flush_invalidations(struct ct *ct)
 		if (s->state == SLOT_WAITING) {
 			slot_complete(ct, s, s->inv_err);
 		} else if (s->state == SLOT_ABANDONED) {
+			/* Revoked; its credit waits for its reply, unless
+			 * that came already. */
 			slot_dereg(s);
-			slot_free(ct, s);
+			if (s->replied)
+				slot_free(ct, s);
+		}
+	}
+}
+
+/*
+ * s's caller timed out: nothing the call exposed may stay reachable once
+ * clnt_call returns. Where the responder may revoke our windows itself
+ * (we set R), a local invalidation could meet a late reply's Send With
+ * Invalidate, and a second invalidation crashes rxe: the connection is
+ * reset instead, as the Linux client does on a timeout (xprt_rdma_timer).
+ * Otherwise the windows are invalidated, or the registrations dropped,
+ * now; a late reply that still writes into them fails on the responder,
+ * which ends the connection then. The invalidation goes the way a
+ * reply's does (the poller waits for it, the slot is then freed), and we
+ * wait for that: as the poller ourselves when nobody is (ct->lock held).
+ */
+static void ct_abandon(struct ct *ct, struct ct_slot *s)
+{
+	uint32_t xid = s->xid;
+	struct timespec dl;
+
+	if (!ct->ep)
+		return;
+	if (!s->inv_pending && !s->flushing) {
+		if (!slot_bound(s)) {
+			slot_dereg(s);
+			return;
+		}
+		if (rpcrdma_ep_inline(ct->ep)->remote_inv_in ||
+		    slot_invalidate_post(s)) {
+			ct_break(ct);
+			return;
+		}
+		s->inv_pending = true;
+		s->inv_err = 0;
+		ct->inv_pending++;
+	}
+	deadline_after(&dl, &(struct timeval){ CT_INVALIDATE_MS / 1000, 0 });
+	while (s->state == SLOT_ABANDONED && s->xid == xid &&
+	       (s->inv_pending || s->flushing)) {
+		if (!ct->polling) {
+			ct->polling = true;
+			ct_flush_invalidations(ct);
+			ct->polling = false;
+			pthread_cond_broadcast(&ct->cv);
+			continue;
+		}
+		if (pthread_cond_timedwait(&ct->cv, &ct->lock, &dl) ==
+		    ETIMEDOUT) {
+			ct_break(ct);
+			break;
 		}
 	}
 }
@@ -592,10 +631,12 @@ static void ct_dispatch(struct ct *ct, struct rpcrdma_rx *rx)
 		if (s && s->state == SLOT_WAITING && !s->replied) {
 			s->replied = true;
 			slot_finish(ct, s, -EBADMSG);
-		} else if (s && s->state == SLOT_ABANDONED &&
-			   !s->inv_pending) {
-			slot_dereg(s);
-			slot_free(ct, s);
+		} else if (s && s->state == SLOT_ABANDONED) {
+			s->replied = true;
+			if (!s->inv_pending && !s->flushing) {
+				slot_dereg(s);
+				slot_free(ct, s);
+			}
 		}
 		goto out;
 	}
@@ -628,7 +669,9 @@ static void ct_dispatch(struct ct *ct, struct rpcrdma_rx *rx)
 	rpcrdma_req_credits_update(&ct->credits, m->credits);
 	RPCRDMA_STAT_SET(ct->ep, credits_granted, m->credits);
 	if (s->state == SLOT_ABANDONED) {
-		if (!s->inv_pending) {
+		/* Its credit comes back with its reply. */
+		s->replied = true;
+		if (!s->inv_pending && !s->flushing) {
 			slot_dereg(s);
 			slot_free(ct, s);
 		}
@@ -895,6 +938,10 @@ static int slot_prepare(struct ct *ct, struct ct_slot *s)
 	    !rpcrdma_win_bound(s->call_win) && !s->call_mr) {
 		rpcrdma_xdrgrow_destroy(&s->xdr);
 		s->xdr_ok = false;
+		/* Its window pins the old pages: a new buffer at the same
+		 * address and size must not pass for it. */
+		rpcrdma_win_destroy(s->call_win);
+		s->call_win = NULL;
 	}
 	if (!s->xdr_ok) {
 		if (rpcrdma_xdrgrow_create(&s->xdr, CT_XDR_INITIAL,
@@ -1652,13 +1699,17 @@ retry:
 		/* The credit stays taken until the reply shows up or the
 		 * connection is reset; the memory is revoked now. */
 		s->state = SLOT_ABANDONED;
-		ct->ep_users--;
 		ct_abandon(ct, s);
+		ct->ep_users--;
 		pthread_cond_broadcast(&ct->cv);
 		err->re_status = RPC_TIMEDOUT;
 		pthread_mutex_unlock(&ct->lock);
 		return RPC_TIMEDOUT;
 	}
+	/* A reset completed the slot while the poller still waits on its
+	 * windows: they are freed only after that. */
+	while (s->flushing)
+		pthread_cond_wait(&ct->cv, &ct->lock);
 	pthread_mutex_unlock(&ct->lock);
 	/* Done, or the connection broke (ct_break completed the slot). */
 	if (s->state != SLOT_DONE || s->err == -ENOTCONN) {

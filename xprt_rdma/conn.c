@@ -110,6 +110,9 @@ static void ep_negotiate(struct rpcrdma_ep *ep, const void *pdata, size_t len)
 	    rpcrdma_pvtdata_parse(pdata, len, &peer) == 0)
 		pp = &peer;
 	rpcrdma_pvtdata_negotiate(&ep->local_pd, pp, &ep->inl);
+	/* Sending no Private Data, we never set R: nobody may revoke. */
+	if (!ep->opts.send_pvtdata)
+		ep->inl.remote_inv_in = false;
 	/* Never beyond what our buffers hold. */
 	if (ep->inl.send_max > ep->tx_size)
 		ep->inl.send_max = ep->tx_size;

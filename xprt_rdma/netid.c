@@ -426,5 +426,7 @@ char *clnt_sperror(CLIENT *cl, const char *s)
 
 void clnt_perror(CLIENT *cl, const char *s)
 {
+	if (!cl || !s)
+		return;	/* as libtirpc's */
 	fprintf(stderr, "%s\n", clnt_sperror(cl, s));
 }

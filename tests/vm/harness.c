@@ -53,6 +53,21 @@ bool guest_addrs(const char *prog)
 	return true;
 }
 
+long vmrss_kib(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	long kib = -1;
+
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmRSS: %ld kB", &kib) == 1)
+			break;
+	fclose(f);
+	ck_assert_int_ge(kib, 0);
+	return kib;
+}
+
 int run_suite(Suite *su)
 {
 	SRunner *sr = srunner_create(su);

@@ -39,6 +39,7 @@ extern const struct timeval tmo;	/* 60 s */
 uint16_t port_new(void);
 double now_ms(void);			/* CLOCK_MONOTONIC */
 int open_fds(void);			/* entries of /proc/self/fd */
+long vmrss_kib(void);			/* VmRSS of /proc/self/status */
 /* Sets addr_a/addr_b from the environment; false (and says why) when
  * unset, outside the guest: the test then exits 77. */
 bool guest_addrs(const char *prog);

@@ -333,6 +333,78 @@ START_TEST(test_conn_limit)
 }
 END_TEST
 
+/*
+ * Scale: as many connections as the default limit allows (256) to one
+ * server, each answering a NULL call, the next one refused; the process
+ * (clients and server together) grows by at most SCALE_KIB per
+ * connection (measured: printed; docs/security.md has the figure), and
+ * once all are gone every fd is back. Each CLIENT has 2 credits and a
+ * reply bound that fits inline, so its slots pin a few KiB (without a
+ * bound each call in flight pins max_msg, 16 MiB: README, Memory).
+ */
+#define SCALE_KIB	1024
+
+START_TEST(test_many_connections)
+{
+	enum { N = 256 };
+	CLIENT **cl = calloc(N, sizeof(*cl)), *extra = NULL;
+	struct rpcrdma_opts o, co;
+	uint32_t bound = 512;
+	long rss0, rss1, per;
+	int fds_idle;
+	struct srv s;
+
+	ck_assert_ptr_nonnull(cl);
+	rpcrdma_opts_default(&o);
+	ck_assert_uint_eq(o.max_conns, N);
+	srv_start_opts(&s, &o);
+	rpcrdma_opts_default(&co);
+	co.port = s.port;
+	co.src_addr = addr_a;
+	co.credits = 2;
+	/* The device's context is opened once per process: one cycle. */
+	extra = clnt_rdma_create(addr_b, T_PROG, T_VERS, &co);
+	ck_assert_ptr_nonnull(extra);
+	clnt_destroy(extra);
+	extra = NULL;
+	for (int i = 0; i < 50; i++)
+		usleep(20000);
+	fds_idle = open_fds();
+	rss0 = vmrss_kib();
+	for (int i = 0; i < N; i++) {
+		cl[i] = clnt_rdma_create(addr_b, T_PROG, T_VERS, &co);
+		ck_assert_msg(cl[i] != NULL, "connection %d: %s", i,
+			      clnt_spcreateerror("clnt"));
+		ck_assert(clnt_control(cl[i], CLSET_RDMA_REPLY_MAX,
+				       (char *)&bound));
+		null_call(cl[i]);
+	}
+	rss1 = vmrss_kib();
+	per = (rss1 - rss0) / N;
+	printf("many_connections: %d connections, VmRSS %ld -> %ld KiB, "
+	       "%ld KiB per connection (client and server)\n", N, rss0, rss1,
+	       per);
+	ck_assert_int_le(per, SCALE_KIB);
+	/* One over the limit: refused at connection time. */
+	extra = clnt_rdma_create(addr_b, T_PROG, T_VERS, &co);
+	if (extra) {
+		ck_assert_int_ne(clnt_call(extra, NULLPROC, XVOID, NULL, XVOID,
+					   NULL, tmo), RPC_SUCCESS);
+		clnt_destroy(extra);
+	}
+	/* Every connection still answers. */
+	for (int i = 0; i < N; i += 17)
+		null_call(cl[i]);
+	for (int i = 0; i < N; i++)
+		clnt_destroy(cl[i]);
+	free(cl);
+	for (int i = 0; i < 200 && open_fds() != fds_idle; i++)
+		usleep(50000);
+	ck_assert_int_eq(open_fds(), fds_idle);
+	srv_stop(&s);
+}
+END_TEST
+
 /* ---- no peer stalls the server ---- */
 
 /*
@@ -568,6 +640,7 @@ int main(void)
 	tcase_add_test(tc, test_credit_overrun);
 	tcase_add_test(tc, test_xid_mismatch);
 	tcase_add_test(tc, test_conn_limit);
+	tcase_add_test(tc, test_many_connections);
 	tcase_add_test(tc, test_reads_never_complete);
 	tcase_add_test(tc, test_reads_stall_deadline);
 	tcase_add_test(tc, test_receives_not_reposted);
