@@ -186,10 +186,12 @@ void dispatch(struct svc_req *rq, SVCXPRT *x)
 static void *srv_main(void *arg)
 {
 	struct srv *s = arg;
-	struct pollfd fds[256];
+	/* Room for the most connections a listener takes (256) and the
+	 * listeners: svc_run's own loop has no cap either. */
+	struct pollfd fds[1024];
 
 	while (!atomic_load(&s->stop)) {
-		int n = svc_max_pollfd > 256 ? 256 : svc_max_pollfd, r;
+		int n = svc_max_pollfd > 1024 ? 1024 : svc_max_pollfd, r;
 
 		memcpy(fds, svc_pollfd, (size_t)n * sizeof(fds[0]));
 		r = poll(fds, (nfds_t)n, 50);
