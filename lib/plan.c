@@ -127,6 +127,28 @@ int rpcrdma_plan_call(uint32_t rpc_len, const struct rpcrdma_item *items,
 	}
 
 	/*
+	 * A Long Call with DDP items (RFC 8166 sections 3.5.3 and 3.4.5):
+	 * the rest of the message in a position-zero read chunk, the items
+	 * in read chunks at their positions, which the responder splices
+	 * into it. Needs a header with one more read segment.
+	 */
+	base = rpcrdma_hdr_size_for(nmoved + 1, 0, NULL, 0) -
+	       EMPTY_REPLY_LISTS;
+	if (nmoved && nmoved < RPCRDMA_PLAN_MAX_ITEMS &&
+	    reply_lists_len <= SIZE_MAX - base &&
+	    base + reply_lists_len <= send_max) {
+		memmove(&plan->chunks[1], &plan->chunks[0],
+			nmoved * sizeof(plan->chunks[0]));
+		plan->chunks[0].position = 0;
+		plan->chunks[0].offset = 0;
+		plan->chunks[0].length = plan->inline_len;
+		plan->kind = RPCRDMA_CALL_LONG_READ;
+		plan->nchunks = nmoved + 1;
+		plan->hdr_len = base + reply_lists_len;
+		return 0;
+	}
+
+	/*
 	 * RFC 8166 section 3.5.3 (Long Call): RDMA_NOMSG whose read list
 	 * holds one position-zero read chunk carrying the whole RPC call;
 	 * nothing of the RPC message follows the header inline.

@@ -1208,7 +1208,9 @@ static bool ct_window(struct ct *ct, struct rpcrdma_ep *ep,
  * How the call travels (RFC 8166 section 3.5): inline when the whole
  * message fits; else with its large items (the generic DDP rule) in read
  * chunks at their XDR positions when the rest then fits; else as a Long
- * Call. lists: the header bytes of the write list and reply chunk.
+ * Call, whose position-zero chunk carries the rest and the items their
+ * own chunks (a plain Long Call when there are none, or no room for that
+ * header). lists: the header bytes of the write list and reply chunk.
  */
 static int ct_plan(struct ct *ct, struct ct_slot *s, uint32_t send_max,
 		   size_t lists, struct rpcrdma_call_plan *plan)
@@ -1249,6 +1251,8 @@ static void ct_zc_expose(struct ct *ct, struct rpcrdma_ep *ep,
 {
 	const struct rpcrdma_item *items;
 	uint32_t n = rpcrdma_xdrgrow_items(&s->xdr, &items), i, c;
+	bool chunked = plan->kind == RPCRDMA_CALL_READ ||
+		       plan->kind == RPCRDMA_CALL_LONG_READ;
 	bool wins;
 
 	pthread_mutex_lock(&ct->lock);
@@ -1263,12 +1267,10 @@ static void ct_zc_expose(struct ct *ct, struct rpcrdma_ep *ep,
 
 		if (!ext)
 			continue;
-		for (c = 0; plan->kind == RPCRDMA_CALL_READ &&
-			    c < plan->nchunks; c++)
+		for (c = 0; chunked && c < plan->nchunks; c++)
 			if (plan->chunks[c].offset == items[i].offset)
 				break;
-		if (plan->kind == RPCRDMA_CALL_READ && c < plan->nchunks &&
-		    k < CT_ZC_MAX) {
+		if (chunked && c < plan->nchunks && k < CT_ZC_MAX) {
 			if (wins)
 				rc = rpcrdma_win_create(ep, ext, len,
 							&s->zc_win[k]);
@@ -1313,7 +1315,7 @@ static int ct_send(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
 	struct rpcrdma_msg m;
 	uint8_t hbuf[CT_HDRBUF_LEN];
 	uint64_t room, wbytes, read_bytes = 0, expose;
-	size_t rpc_len, hlen, lists, inline_room;
+	size_t rpc_len, call_len, hlen, lists, inline_room;
 	struct rpcrdma_bind binds[RPCRDMA_MAX_BINDS];
 	uint8_t zc[RPCRDMA_PLAN_MAX_ITEMS];
 	bool use_win, use_cwin;
@@ -1347,6 +1349,21 @@ static int ct_send(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
 		return rc;
 	}
 	ct_zc_expose(ct, ep, s, &plan, zc);
+	call_len = rpc_len;
+	if (plan.kind == RPCRDMA_CALL_LONG_READ) {
+		/* The rest of the call, gathered behind it into the run that
+		 * the position-zero chunk carries (the buffer may move). */
+		size_t goff;
+
+		rc = rpcrdma_xdrgrow_gather(&s->xdr, plan.extents,
+					    plan.nextents, &goff);
+		if (rc)
+			goto out_sys;
+		rpc = rpcrdma_xdrgrow_buf(&s->xdr, &rpc_len);
+		plan.chunks[0].offset = (uint32_t)goff;
+		call_len = goff + plan.inline_len;
+		plan.nextents = 0;
+	}
 	ncopied = 0;
 	for (i = 0; i < plan.nchunks; i++) {
 		read_bytes += plan.chunks[i].length;
@@ -1378,7 +1395,7 @@ static int ct_send(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
 	use_win = expose && ct_window(ct, ep, &s->win, s->reply_buf,
 				      s->reply_cap, s->reply_cap);
 	use_cwin = ncopied &&
-		   ct_window(ct, ep, &s->call_win, rpc, rpc_len,
+		   ct_window(ct, ep, &s->call_win, rpc, call_len,
 			     rpcrdma_xdrgrow_cap(&s->xdr));
 	/*
 	 * Once we set R the responder may invalidate the rkey when a call
@@ -1411,10 +1428,12 @@ static int ct_send(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
 		rkey = use_win ? rpcrdma_win_next_rkey(s->win)
 			       : rpcrdma_mr_rkey(s->reply_mr);
 	rpcrdma_msg_init(&m, s->xid, ct->opts.credits,
-			 plan.kind == RPCRDMA_CALL_LONG ? RPCRDMA_NOMSG
+			 plan.kind == RPCRDMA_CALL_LONG ||
+				 plan.kind == RPCRDMA_CALL_LONG_READ ?
+				 RPCRDMA_NOMSG
 							: RPCRDMA_MSG);
 	if (ncopied && !use_cwin) {
-		rc = rpcrdma_ep_reg(ep, rpc, rpc_len,
+		rc = rpcrdma_ep_reg(ep, rpc, call_len,
 				    RPCRDMA_ACCESS_REMOTE_READ, &s->call_mr);
 		if (rc)
 			goto out_sys;
@@ -1474,6 +1493,7 @@ static int ct_send(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
 	s->state = SLOT_WAITING;
 	switch (plan.kind) {
 	case RPCRDMA_CALL_LONG:
+	case RPCRDMA_CALL_LONG_READ:
 		CT_INC(ct, calls_long);
 		CT_INC(ct, sent_nomsg);
 		break;
@@ -1495,7 +1515,7 @@ static int ct_send(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
 
 	if (use_cwin) {
 		binds[nb].w = s->call_win;
-		binds[nb].len = rpc_len;
+		binds[nb].len = call_len;
 		binds[nb++].access = RPCRDMA_ACCESS_REMOTE_READ;
 	}
 	if (use_win) {

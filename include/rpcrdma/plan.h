@@ -35,13 +35,18 @@ enum rpcrdma_call_kind {
 	RPCRDMA_CALL_INLINE,	/* RDMA_MSG, whole message inline */
 	RPCRDMA_CALL_READ,	/* RDMA_MSG, items in read chunks (DDP) */
 	RPCRDMA_CALL_LONG,	/* RDMA_NOMSG, position-zero read chunk */
+	RPCRDMA_CALL_LONG_READ,	/* RDMA_NOMSG, position-zero read chunk
+				 * with the rest, items in read chunks */
 };
 
 struct rpcrdma_call_plan {
 	enum rpcrdma_call_kind kind;
 	uint32_t nchunks;		/* read chunks (READ: one per item) */
 	/* For READ: chunk i is item i, position = item offset. For LONG:
-	 * one chunk, position 0, offset 0, length = whole message. */
+	 * one chunk, position 0, offset 0, length = whole message. For
+	 * LONG_READ: chunk 0 at position 0 carries the extents, which the
+	 * caller gathers into one run (its offset field is 0, its length
+	 * inline_len), chunk i + 1 is item i; nothing goes inline. */
 	struct rpcrdma_read_chunk_plan {
 		uint32_t position;
 		uint32_t offset;	/* in the RPC message */

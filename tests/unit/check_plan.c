@@ -256,7 +256,27 @@ START_TEST(call_ddp_then_long)
 	check_extent(&cp.extents[0], 0, 100);
 	check_extent(&cp.extents[1], 1600, 872);
 
+	/* 4 bytes more: the rest no longer fits either. A Long Call with
+	 * the item: the rest (976 bytes, two extents) in a position-zero
+	 * chunk, the item at 100; header 16 + 2 x 24 + 4 + 8 = 76. */
 	ck_assert_int_eq(rpcrdma_plan_call(2476, &it, 1, 1024, 1024,
+					   EMPTY_LISTS, &cp), 0);
+	ck_assert_int_eq(cp.kind, RPCRDMA_CALL_LONG_READ);
+	ck_assert_uint_eq(cp.nchunks, 2);
+	ck_assert_uint_eq(cp.chunks[0].position, 0);
+	ck_assert_uint_eq(cp.chunks[0].length, 976);
+	check_chunk(1, 100, 1500);
+	ck_assert_uint_eq(cp.inline_len, 976);
+	ck_assert_uint_eq(cp.nextents, 2);
+	check_extent(&cp.extents[0], 0, 100);
+	check_extent(&cp.extents[1], 1600, 876);
+	ck_assert_uint_eq(cp.hdr_len, 76);
+	/* No room for that header (send_max 70 < 76, > 52): a plain Long
+	 * Call; without DDP too. */
+	ck_assert_int_eq(rpcrdma_plan_call(2476, &it, 1, 1024, 70,
+					   EMPTY_LISTS, &cp), 0);
+	check_long_call(2476, 52);
+	ck_assert_int_eq(rpcrdma_plan_call(2476, &it, 1, 0, 1024,
 					   EMPTY_LISTS, &cp), 0);
 	check_long_call(2476, 52);
 }

@@ -1673,6 +1673,54 @@ START_TEST(test_zero_copy)
 END_TEST
 
 /*
+ * A Long Call with DDP items (RFC 8166 sections 3.5.3 and 3.4.5): with a
+ * 1024-byte inline threshold, a 1000-byte blob (below the DDP threshold)
+ * keeps the rest of the call from fitting inline, so the rest goes in a
+ * position-zero read chunk and the two large blobs in read chunks at
+ * their positions (one of them zero-copy), which the server splices into
+ * the call: RDMA_NOMSG, three read chunks, the hash of exactly what was
+ * sent. With DDP off the same call is one plain Long Call.
+ */
+START_TEST(test_long_call_ddp)
+{
+	struct rpcrdma_stats a, b;
+	struct rpcrdma_opts o;
+	struct trio t;
+	struct srv s;
+	CLIENT *cl;
+	u_int h = 0;
+
+	t.b[0] = (struct blob){ 65537, mkdata(51, 65537) };
+	t.b[1] = (struct blob){ 1000, mkdata(52, 1000) };
+	t.b[2] = (struct blob){ (1u << 20) + 3, mkdata(53, (1u << 20) + 3) };
+	srv_start(&s, 4, 4u << 20);
+	for (int c = 0; c < 2; c++) {
+		rpcrdma_opts_default(&o);
+		o.inline_send = o.inline_recv = 1024;
+		if (c == 1)
+			o.ddp_threshold = 0;
+		clnt_base = &o;
+		cl = clnt_mk(s.port, 4, 4u << 20);
+		clnt_base = NULL;
+		a = stats_of(cl);
+		expect_ok(cl, clnt_call(cl, P_HASH3, XP(xdr_trio), &t,
+					XP(xdr_u_int), &h, tmo), "hash3");
+		b = stats_of(cl);
+		ck_assert_uint_eq(h, trio_hash(&t));
+		ck_assert_uint_eq(b.calls_long - a.calls_long, 1);
+		ck_assert_uint_eq(b.sent_nomsg - a.sent_nomsg, 1);
+		ck_assert_uint_eq(b.read_chunks - a.read_chunks, c ? 1 : 3);
+		ck_assert_uint_eq(b.zc_chunks - a.zc_chunks, c ? 0 : 1);
+		clnt_destroy(cl);
+	}
+	clnt_ddp = RPCRDMA_DDP_THRESHOLD;
+	for (int i = 0; i < 3; i++)
+		free(t.b[i].data);
+	srv_stop(&s);
+}
+END_TEST
+
+/*
  * A flavour with per-call state, as RPCSEC_GSS is (its WRAP uses the
  * sequence number its MARSHALL took): MARSHALL counts, WRAP checks, after
  * a pause, that no other call's MARSHALL came in between. On the wire it
@@ -1945,6 +1993,7 @@ static Suite *clnt_suite(void)
 	tcase_add_test(tc, test_remote_invalidation);
 	tcase_add_test(tc, test_exposure_after_return);
 	tcase_add_test(tc, test_zero_copy);
+	tcase_add_test(tc, test_long_call_ddp);
 	tcase_add_test(tc, test_auth_stateful_threads);
 	tcase_add_test(tc, test_unmatched_messages);
 	tcase_add_test(tc, test_reconnect);
