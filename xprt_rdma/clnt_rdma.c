@@ -542,6 +542,9 @@ static void ct_abandon(struct ct *ct, struct ct_slot *s)
 			pthread_cond_broadcast(&ct->cv);
 			continue;
 		}
+		/* The poller may sleep in rpcrdma_ep_poll until a message
+		 * comes: have it flush now. */
+		rpcrdma_ep_wake(ct->ep);
 		if (pthread_cond_timedwait(&ct->cv, &ct->lock, &dl) ==
 		    ETIMEDOUT) {
 			ct_break(ct);

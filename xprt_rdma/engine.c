@@ -222,23 +222,45 @@ static bool ep_arm(struct rpcrdma_ep *ep)
 
 /* Blocks (lock dropped) until the completion channel or the CM channel
  * has something, or the deadline. Returns false on timeout. */
-static bool ep_block(struct rpcrdma_ep *ep, uint64_t deadline)
+/*
+ * Sleeps until a completion or CM event, or deadline (lock dropped
+ * meanwhile). With woken, a client endpoint also wakes on
+ * rpcrdma_ep_wake: *woken then says so, the wake consumed.
+ */
+static bool ep_block_wake(struct rpcrdma_ep *ep, uint64_t deadline,
+			  bool *woken)
 {
-	struct pollfd pfd[2] = {
+	struct pollfd pfd[3] = {
 		{ .fd = ep->comp_ch->fd, .events = POLLIN },
 		{ .fd = ep->cm_ch->fd, .events = POLLIN },
+		{ .fd = ep->kickfd, .events = POLLIN },
 	};
+	nfds_t nfd = ep->listener ? 1 : woken && ep->kickfd >= 0 ? 3 : 2;
 	int ms = remaining_ms(deadline);
 	int n;
 
 	if (ms == 0)
 		return false;
 	pthread_mutex_unlock(&ep->lock);
-	n = poll(pfd, ep->listener ? 1 : 2, ms);
+	n = poll(pfd, nfd, ms);
 	pthread_mutex_lock(&ep->lock);
 	if (n < 0)
 		return errno == EINTR;
+	if (nfd == 3 && (pfd[2].revents & POLLIN)) {
+		rpcrdma_ep_unkick(ep);
+		*woken = true;
+	}
 	return n > 0;
+}
+
+static bool ep_block(struct rpcrdma_ep *ep, uint64_t deadline)
+{
+	return ep_block_wake(ep, deadline, NULL);
+}
+
+void rpcrdma_ep_wake(struct rpcrdma_ep *ep)
+{
+	rpcrdma_ep_kick(ep);
 }
 
 static bool ep_is_up(const struct rpcrdma_ep *ep)
@@ -344,6 +366,7 @@ int rpcrdma_ep_poll(struct rpcrdma_ep *ep, struct rpcrdma_rx *rx,
 		    int timeout_ms)
 {
 	uint64_t deadline = ep_deadline_of(timeout_ms);
+	bool woken = false;
 	int ret;
 
 	pthread_mutex_lock(&ep->lock);
@@ -365,7 +388,7 @@ int rpcrdma_ep_poll(struct rpcrdma_ep *ep, struct rpcrdma_rx *rx,
 			ret = -ENOTCONN;
 			break;
 		}
-		if (!ep_block(ep, deadline)) {
+		if (!ep_block_wake(ep, deadline, &woken) || woken) {
 			ret = 0;
 			break;
 		}

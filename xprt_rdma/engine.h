@@ -289,6 +289,10 @@ bool rpcrdma_ep_xfers_ready(struct rpcrdma_ep *ep);
  * back. */
 void rpcrdma_ep_kick(struct rpcrdma_ep *ep);
 void rpcrdma_ep_unkick(struct rpcrdma_ep *ep);
+/* Client endpoints: makes a thread blocked in rpcrdma_ep_poll return 0
+ * now (or its next call, if none is blocked), so that it can do work
+ * another thread handed it. */
+void rpcrdma_ep_wake(struct rpcrdma_ep *ep);
 /* With opts.stall_ms: while work requests are posted and not completed,
  * a timer in the endpoint's fd ticks every quarter of it; this consumes
  * a tick, reaps, and closes the connection (-ETIMEDOUT, counter

@@ -830,6 +830,88 @@ START_TEST(test_timeout)
 END_TEST
 
 /*
+ * A call times out while another thread holds the poller role, asleep
+ * for its own long call: the timed-out call's windows (reply chunk; the
+ * client without R, so they are invalidated, not reset) are revoked by
+ * the poller, woken for it, and the caller returns at once; the long
+ * call goes on undisturbed on the same connection.
+ */
+struct sleeper {
+	CLIENT *cl;
+	u_int ms;
+	struct timeval tmo;
+	enum clnt_stat st;
+	double secs;
+};
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static void *sleeper_main(void *arg)
+{
+	struct sleeper *z = arg;
+	double t0 = now_s();
+
+	z->st = clnt_call(z->cl, P_SLEEP, XP(xdr_u_int), &z->ms,
+			  XP(xdr_void), NULL, z->tmo);
+	z->secs = now_s() - t0;
+	return NULL;
+}
+
+static bool windows_expected(void);
+
+static void null_ok(CLIENT *cl)
+{
+	expect_ok(cl, clnt_call(cl, P_NULL, XP(xdr_void), NULL, XP(xdr_void),
+				NULL, tmo), "null");
+}
+
+START_TEST(test_timeout_while_polled)
+{
+	struct sleeper p, t;
+	struct rpcrdma_stats a, b;
+	struct rpcrdma_opts o;
+	pthread_t pth, tth;
+	struct srv s;
+	CLIENT *cl;
+
+	srv_start(&s, 8, 1u << 16);
+	rpcrdma_opts_default(&o);
+	o.remote_inv = false;
+	clnt_base = &o;
+	cl = clnt_mk(s.port, 8, 1u << 16);
+	clnt_base = NULL;
+	null_ok(cl);
+	a = stats_of(cl);
+	p = (struct sleeper){ cl, 2500, { 20, 0 }, RPC_FAILED, 0 };
+	t = (struct sleeper){ cl, 10, { 0, 400000 }, RPC_FAILED, 0 };
+	ck_assert_int_eq(pthread_create(&pth, NULL, sleeper_main, &p), 0);
+	usleep(300000);		/* p is the poller, asleep */
+	ck_assert_int_eq(pthread_create(&tth, NULL, sleeper_main, &t), 0);
+	pthread_join(tth, NULL);
+	pthread_join(pth, NULL);
+	b = stats_of(cl);
+	/* t waited behind p on the serial server and gave up. */
+	ck_assert_int_eq(t.st, RPC_TIMEDOUT);
+	ck_assert_msg(t.secs < 2.0, "the timed-out call took %.2f s", t.secs);
+	ck_assert_int_eq(p.st, RPC_SUCCESS);
+	ck_assert_uint_eq(b.connects, a.connects);
+	ck_assert_uint_eq(b.disconnects, a.disconnects);
+	if (windows_expected())
+		ck_assert_uint_ge(b.local_invalidations - a.local_invalidations,
+				  2);
+	null_ok(cl);
+	clnt_destroy(cl);
+	srv_stop(&s);
+}
+END_TEST
+
+/*
  * The reply chunk is exposed for its call only: a raw responder (the
  * engine's listener) writes into it while the call waits, which works,
  * answers inline, and once clnt_call has returned the same RDMA Write is
@@ -1986,6 +2068,7 @@ static Suite *clnt_suite(void)
 			    (int)(sizeof(pairings) / sizeof(pairings[0])));
 	tcase_add_test(tc, test_threads_credits);
 	tcase_add_test(tc, test_timeout);
+	tcase_add_test(tc, test_timeout_while_polled);
 	tcase_add_test(tc, test_reply_window);
 	tcase_add_test(tc, test_duplicate_reply);
 	tcase_add_test(tc, test_unasked_remote_invalidation);
