@@ -334,7 +334,7 @@ START_TEST(splice_roundtrip)
 	struct rpcrdma_item items[RPCRDMA_PLAN_MAX_ITEMS];
 	struct rpcrdma_piece pieces[RPCRDMA_PLAN_MAX_ITEMS];
 	struct rpcrdma_call_plan plan;
-	uint32_t round, nitems, rpc_len, i, kinds[3] = { 0, 0, 0 };
+	uint32_t round, nitems, rpc_len, i, kinds[4] = { 0, 0, 0, 0 };
 
 	ck_assert_ptr_nonnull(msg);
 	ck_assert_ptr_nonnull(inl);
@@ -346,6 +346,7 @@ START_TEST(splice_roundtrip)
 		uint32_t send_max = 1024 * (1 + rng() % 8);
 		size_t inl_len = 0, len = 0;
 		uint64_t moved = 0;
+		uint32_t first;
 
 		rpc_len = make_msg(msg, MAX, items, &nitems);
 		ck_assert_int_eq(rpcrdma_plan_call(rpc_len, items, nitems, thr,
@@ -365,27 +366,38 @@ START_TEST(splice_roundtrip)
 			inl_len += e->length;
 		}
 		ck_assert_uint_eq(inl_len, plan.inline_len);
-		ck_assert_uint_le(plan.hdr_len + (plan.kind ==
-				  RPCRDMA_CALL_LONG ? 0 : inl_len), send_max);
-		for (i = 0; i < plan.nchunks; i++) {
-			pieces[i].position = plan.chunks[i].position;
-			pieces[i].data = msg + plan.chunks[i].offset;
-			pieces[i].length = plan.chunks[i].length;
+		/* A Long Call with items: the extents travel gathered in the
+		 * position-zero chunk (the server's inline part), the items
+		 * in the chunks after it; nothing follows the header. */
+		first = plan.kind == RPCRDMA_CALL_LONG_READ;
+		ck_assert_uint_le(plan.hdr_len +
+				  (plan.kind == RPCRDMA_CALL_LONG || first ?
+				   0 : inl_len), send_max);
+		if (first) {
+			ck_assert_uint_eq(plan.chunks[0].position, 0);
+			ck_assert_uint_eq(plan.chunks[0].length, inl_len);
+		}
+		for (i = first; i < plan.nchunks; i++) {
+			pieces[i - first].position = plan.chunks[i].position;
+			pieces[i - first].data = msg + plan.chunks[i].offset;
+			pieces[i - first].length = plan.chunks[i].length;
 			moved += rpcrdma_xdr_roundup(plan.chunks[i].length);
 		}
 		ck_assert_uint_eq(inl_len + moved, rpc_len);
 		ck_assert_uint_eq(rpcrdma_splice_len(inl_len, pieces,
-						     plan.nchunks), rpc_len);
+						     plan.nchunks - first),
+				  rpc_len);
 		ck_assert_int_eq(rpcrdma_splice(inl, inl_len, pieces,
-						plan.nchunks, out, rpc_len,
-						&len), 0);
+						plan.nchunks - first, out,
+						rpc_len, &len), 0);
 		ck_assert_uint_eq(len, rpc_len);
 		ck_assert_mem_eq(out, msg, rpc_len);
 	}
-	/* The seed exercises all three kinds. */
+	/* The seed exercises all four kinds. */
 	ck_assert_uint_gt(kinds[RPCRDMA_CALL_INLINE], 0);
 	ck_assert_uint_gt(kinds[RPCRDMA_CALL_READ], 0);
 	ck_assert_uint_gt(kinds[RPCRDMA_CALL_LONG], 0);
+	ck_assert_uint_gt(kinds[RPCRDMA_CALL_LONG_READ], 0);
 	free(out);
 	free(inl);
 	free(msg);
