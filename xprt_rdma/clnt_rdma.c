@@ -612,6 +612,18 @@ static bool ct_is_backward_call(const struct rpcrdma_msg *m,
 	return ntohl(type) == CALL;
 }
 
+/* The reply of a call its caller abandoned: the slot, and its credit,
+ * go back, unless its revocation is still under way, which then frees it
+ * (ct->lock held). */
+static void slot_late_reply(struct ct *ct, struct ct_slot *s)
+{
+	s->replied = true;
+	if (!s->inv_pending && !s->flushing) {
+		slot_dereg(s);
+		slot_free(ct, s);
+	}
+}
+
 /* Hands one received message to its call (ct->lock held). */
 static void ct_dispatch(struct ct *ct, struct rpcrdma_rx *rx)
 {
@@ -635,11 +647,7 @@ static void ct_dispatch(struct ct *ct, struct rpcrdma_rx *rx)
 			s->replied = true;
 			slot_finish(ct, s, -EBADMSG);
 		} else if (s && s->state == SLOT_ABANDONED) {
-			s->replied = true;
-			if (!s->inv_pending && !s->flushing) {
-				slot_dereg(s);
-				slot_free(ct, s);
-			}
+			slot_late_reply(ct, s);
 		}
 		goto out;
 	}
@@ -672,12 +680,7 @@ static void ct_dispatch(struct ct *ct, struct rpcrdma_rx *rx)
 	rpcrdma_req_credits_update(&ct->credits, m->credits);
 	RPCRDMA_STAT_SET(ct->ep, credits_granted, m->credits);
 	if (s->state == SLOT_ABANDONED) {
-		/* Its credit comes back with its reply. */
-		s->replied = true;
-		if (!s->inv_pending && !s->flushing) {
-			slot_dereg(s);
-			slot_free(ct, s);
-		}
+		slot_late_reply(ct, s);
 		goto out;
 	}
 	if (s->state != SLOT_WAITING || s->replied)
