@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Scaffolding of the server-side guest tests: see harness.h. */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,18 +28,6 @@ double now_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-int open_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-
-	ck_assert_ptr_nonnull(d);
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n;
-}
-
 bool guest_addrs(const char *prog)
 {
 	addr_a = getenv("RPCRDMA_ADDR_A");
@@ -51,21 +38,6 @@ bool guest_addrs(const char *prog)
 		return false;
 	}
 	return true;
-}
-
-long vmrss_kib(void)
-{
-	FILE *f = fopen("/proc/self/status", "r");
-	char line[256];
-	long kib = -1;
-
-	ck_assert_ptr_nonnull(f);
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmRSS: %ld kB", &kib) == 1)
-			break;
-	fclose(f);
-	ck_assert_int_ge(kib, 0);
-	return kib;
 }
 
 int run_suite(Suite *su)

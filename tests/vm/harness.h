@@ -18,6 +18,7 @@
 #include <rpc/rpc.h>
 #include <rpcrdma/rpcrdma.h>
 #include "../../xprt_rdma/xprt.h"
+#include "procself.h"
 
 #define T_PROG		0x20000b01
 #define T_PROG2		0x20000b02
@@ -38,8 +39,6 @@ extern const struct timeval tmo;	/* 60 s */
 
 uint16_t port_new(void);
 double now_ms(void);			/* CLOCK_MONOTONIC */
-int open_fds(void);			/* entries of /proc/self/fd */
-long vmrss_kib(void);			/* VmRSS of /proc/self/status */
 /* Sets addr_a/addr_b from the environment; false (and says why) when
  * unset, outside the guest: the test then exits 77. */
 bool guest_addrs(const char *prog);

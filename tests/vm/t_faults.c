@@ -17,7 +17,6 @@
  * server mode (used by the tests): t_faults server ADDR PORT READY_FD.
  */
 #include <check.h>
-#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
@@ -32,6 +31,7 @@
 #include <rpc/rpc.h>
 
 #include <rpcrdma/rpcrdma.h>
+#include "procself.h"
 
 #define T_PROG		0x20005a5bu
 #define T_VERS		1u
@@ -462,35 +462,6 @@ static void burst_ok(CLIENT *cl, int per_thread)
 
 /* ---- cleanup: create / call / destroy cycles ---- */
 
-static int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	int n = 0;
-
-	ck_assert_ptr_nonnull(d);
-	while ((e = readdir(d)))
-		if (e->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n - 1;	/* the directory's own fd */
-}
-
-static long rss_kib(void)
-{
-	FILE *f = fopen("/proc/self/status", "r");
-	char line[256];
-	long kib = -1;
-
-	ck_assert_ptr_nonnull(f);
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmRSS: %ld kB", &kib) == 1)
-			break;
-	fclose(f);
-	ck_assert_int_ge(kib, 0);
-	return kib;
-}
-
 /* The RDMA resources of a process, per kind, as the kernel's resource
  * tracking reports them: `rdma resource show KIND`, one line per object
  * with "pid N" for user objects, each kind's lines told apart by their
@@ -601,8 +572,8 @@ START_TEST(test_cycles)
 	pid = srv_spawn(port);
 	for (int i = 0; i < C_WARMUP; i++)
 		cycle(port, -1 - i, pid);
-	fd0 = count_fds();
-	rss0 = rss_kib();
+	fd0 = open_fds();
+	rss0 = vmrss_kib();
 	rdma_res(getpid(), r0);
 	rdma_res(pid, s0);
 
@@ -626,8 +597,8 @@ START_TEST(test_cycles)
 	for (done = 0; done < cycles; done++) {
 		if (done == C_MARK) {
 			t_mark = now_s();
-			rss_mark = rss_kib();
-			fd_mark = count_fds();
+			rss_mark = vmrss_kib();
+			fd_mark = open_fds();
 			per = (t_mark - t0) / C_MARK;
 			printf("cycles: %.4f s per cycle over the first %d; "
 			       "%d would take %.0f s\n",
@@ -642,8 +613,8 @@ START_TEST(test_cycles)
 		cycle(port, done, pid);
 	}
 	t_end = now_s();
-	fd1 = count_fds();
-	rss1 = rss_kib();
+	fd1 = open_fds();
+	rss1 = vmrss_kib();
 	rdma_res(getpid(), r1);
 	usleep(500000);	/* the server reaps the last disconnect */
 	rdma_res(pid, s1);
