@@ -89,6 +89,8 @@ struct svc_call {
 	struct rpcrdma_xfer xfer;	/* its Reads, then its reply */
 	bool big;			/* holds more than SVC_KEEP_BYTES */
 	bool reply_ok;
+	bool garbage;			/* its chunks do not fit its call:
+					 * answered GARBAGE_ARGS, not run */
 	XDR reply;			/* growable encode stream */
 	uint8_t hbuf[RPCRDMA_HDR_FIXED + 4 + 4 + 4 + 8 +
 		     4 * (RPCRDMA_MAX_SEGS + RPCRDMA_MAX_WRITE_CHUNKS) +
@@ -222,6 +224,7 @@ static struct svc_call *call_get(struct svc_conn *c)
 	k->has_rx = false;
 	k->msg = NULL;
 	k->msg_len = 0;
+	k->garbage = false;
 	call_xfer_reset(k);
 	c->inuse++;
 	return k;
@@ -444,11 +447,12 @@ static int call_layout(const struct svc_call *k, const uint8_t *rd,
 /*
  * Posts the RDMA Reads of every read chunk of k (RFC 8166 section 3.5.3)
  * into k->rdbuf, in the order of the read list; the call waits for them
- * in CALL_READING while the connection serves others. -EMSGSIZE when the
- * chunks are larger than max_msg, carry no call, or could not be spliced
- * into it (positions past the inline part, a rebuilt call over max_msg):
- * checked before any Read, so a bad call costs no transfer (the caller
- * answers ERR_CHUNK). Or another -errno.
+ * in CALL_READING while the connection serves others. Checked before any
+ * Read, so a bad call costs no transfer: -EMSGSIZE when the chunks are
+ * larger than max_msg or carry no call (the caller answers ERR_CHUNK),
+ * -EBADMSG when an RDMA_MSG's chunks cannot be spliced into its inline
+ * part (positions past it: the caller answers GARBAGE_ARGS). Or another
+ * -errno.
  */
 static int call_start_reads(struct svc_call *k)
 {
@@ -479,7 +483,9 @@ static int call_start_reads(struct svc_call *k)
 	if (rc)
 		return rc;
 	need = np ? rpcrdma_splice_len(inl_len, pieces, np) : inl_len;
-	if ((np && need == 0) || need > k->c->max_msg)
+	if (np && need == 0)
+		return h->proc == RPCRDMA_MSG ? -EBADMSG : -EMSGSIZE;
+	if (need > k->c->max_msg)
 		return -EMSGSIZE;
 	k->xfer.read = true;
 	k->xfer.local = k->rdbuf;
@@ -617,6 +623,17 @@ static void call_take(struct svc_call *k)
 	if (rc == -EMSGSIZE) {
 		/* RFC 8166 section 4.5.3: chunks we cannot process. */
 		call_send_error(k, RPCRDMA_ERR_CHUNK);
+	} else if (rc == -EBADMSG) {
+		/*
+		 * RFC 8166 section 4.5.2: a valid header whose chunks do not
+		 * match the Payload stream SHOULD get GARBAGE_ARGS. The
+		 * inline part alone is parsed for the RPC header the reply
+		 * needs; the chunks are never read.
+		 */
+		k->garbage = true;
+		k->msg = k->rx.data + k->hlen;
+		k->msg_len = k->rx.len - k->hlen;
+		ready_push(c, k);
 	} else if (rc) {
 		conn_fail(c, rc);
 		call_put(k);
@@ -662,7 +679,11 @@ static bool call_parse(struct svc_call *k, struct rpc_msg *msg)
 		      XDR_DECODE);
 	if (!xdr_callmsg(&c->args, msg)) {
 		XDR_DESTROY(&c->args);
-		call_put(k);
+		/* A call refused for its chunks is answered all the same. */
+		if (k->garbage)
+			call_send_error(k, RPCRDMA_ERR_CHUNK);
+		else
+			call_put(k);
 		return false;
 	}
 	/* RFC 8166 section 4.2.1: rdma_xid repeats the RPC message's XID;
@@ -698,6 +719,24 @@ static void conn_end_serving(struct svc_conn *c)
  * Bounded: at most SVC_BURST messages per call, so that one busy or
  * hostile connection cannot hold svc_run (conn_stat brings it back).
  */
+static bool_t conn_reply(SVCXPRT *xprt, struct rpc_msg *msg);
+
+/* Answers the call being parsed, refused for its chunks, with
+ * GARBAGE_ARGS (RFC 5531: MSG_ACCEPTED, a null verifier) through the
+ * reply path, so the offered chunks are echoed as for any reply. */
+static void conn_reply_garbage(struct svc_conn *c)
+{
+	struct rpc_msg r;
+
+	memset(&r, 0, sizeof(r));
+	r.rm_direction = REPLY;
+	r.rm_reply.rp_stat = MSG_ACCEPTED;
+	r.acpted_rply.ar_verf = _null_auth;
+	r.acpted_rply.ar_stat = GARBAGE_ARGS;
+	if (conn_reply(&c->xprt, &r))
+		STAT_INC(c, garbage_args_sent);
+}
+
 static bool_t conn_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 {
 	struct svc_conn *c = to_conn(xprt);
@@ -713,10 +752,14 @@ static bool_t conn_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 	while (!c->dead) {
 		conn_reap_xfers(c);
 		while ((k = ready_pop(c))) {
-			if (call_parse(k, msg)) {
-				svc_pool_call_begin();
-				return TRUE;
+			if (!call_parse(k, msg))
+				continue;
+			if (k->garbage) {
+				conn_reply_garbage(c);
+				continue;
 			}
+			svc_pool_call_begin();
+			return TRUE;
 		}
 		if (c->dead || budget-- == 0)
 			break;

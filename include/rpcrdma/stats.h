@@ -70,6 +70,9 @@ struct rpcrdma_stats {
 	/* Registrations the provider would not drop: the connection was
 	 * closed so that their rkeys reach nothing (security review 11). */
 	uint64_t dereg_failures;
+	/* Responder: calls whose read chunks did not fit their inline part
+	 * (RFC 8166 section 4.5.2), answered GARBAGE_ARGS, not dispatched. */
+	uint64_t garbage_args_sent;
 };
 
 /* Process-wide totals since start (all connections, both sides). */

@@ -392,10 +392,11 @@ END_TEST
 /*
  * From a raw client connected with eo (NULL: defaults), an ECHO of n
  * bytes whose blob goes in a read chunk at position pos: the server must
- * answer ERR_CHUNK before any RDMA Read and go on serving.
+ * refuse it before any RDMA Read, with GARBAGE_ARGS (garbage) or
+ * ERR_CHUNK, and go on serving.
  */
 static void echo_chunk_refused(const struct rpcrdma_ep_opts *eo, uint32_t n,
-			       uint32_t pos, uint32_t xid)
+			       uint32_t pos, uint32_t xid, bool garbage)
 {
 	char *d = mkdata(xid & 0xff, n);
 	struct rpcrdma_stats a, b;
@@ -423,14 +424,23 @@ static void echo_chunk_refused(const struct rpcrdma_ep_opts *eo, uint32_t n,
 	w[k++] = 0; w[k++] = 0;
 	w[k++] = n;
 	raw_send(ep, w, k);
-	{
+	if (garbage) {
+		/* RDMA_MSG, no chunks; RPC: xid, REPLY, MSG_ACCEPTED, AUTH_NONE
+		 * verifier (0, 0), GARBAGE_ARGS 4. */
+		const uint32_t r[] = { xid, 1, 1, 0, 0, 0, 0,
+				       xid, 1, 0, 0, 0, 4 };
+
+		raw_expect(ep, r, sizeof(r) / 4);
+	} else {
 		const uint32_t r[] = { xid, 1, 1, 4, 2 };
 
 		raw_expect(ep, r, 5);
 	}
 	raw_null_call(ep, 0x10000006);
 	b = svc_stats_of(x);
-	ck_assert_uint_eq(b.err_chunk_sent - a.err_chunk_sent, 1);
+	ck_assert_uint_eq(b.err_chunk_sent - a.err_chunk_sent, garbage ? 0 : 1);
+	ck_assert_uint_eq(b.garbage_args_sent - a.garbage_args_sent,
+			  garbage ? 1 : 0);
 	ck_assert_uint_eq(b.read_chunks, a.read_chunks);
 	ck_assert_uint_eq(b.rdma_read_bytes, a.rdma_read_bytes);
 	rpcrdma_mr_dereg(mr_d);
@@ -441,12 +451,18 @@ static void echo_chunk_refused(const struct rpcrdma_ep_opts *eo, uint32_t n,
 
 /*
  * A DDP call whose read chunk could not be spliced into it (position 4096
- * past the 44 inline bytes) is refused with ERR_CHUNK before any RDMA
- * Read: the server pulls nothing for it (security review 14).
+ * past the 44 inline bytes) is refused before any RDMA Read: the server
+ * pulls nothing for it (security review 14) and, the header being valid
+ * but its chunks not matching the Payload stream, answers GARBAGE_ARGS
+ * (RFC 8166 section 4.5.2, conformance review 20), not dispatched.
  */
 START_TEST(test_read_chunk_checked_first)
 {
-	echo_chunk_refused(NULL, 65536, 4096, 0x12345690);
+	unsigned int before = atomic_load(&dispatched);
+
+	echo_chunk_refused(NULL, 65536, 4096, 0x12345690, true);
+	/* Only the two NULL calls around it reached the dispatcher. */
+	ck_assert_uint_eq(atomic_load(&dispatched) - before, 2);
 }
 END_TEST
 
@@ -467,7 +483,7 @@ START_TEST(test_no_read_resources)
 	eo.no_read_resources = true;
 	/* A well-formed DDP call: the blob's bytes at 44, after the call
 	 * header (40 bytes with AUTH_NONE) and the blob's length word. */
-	echo_chunk_refused(&eo, 8192, 44, 0x12345691);
+	echo_chunk_refused(&eo, 8192, 44, 0x12345691, false);
 }
 END_TEST
 
