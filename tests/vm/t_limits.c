@@ -607,6 +607,201 @@ START_TEST(test_receives_not_reposted)
 }
 END_TEST
 
+/* ---- a flood of junk (issue 10) ---- */
+
+static uint32_t junk_rand(uint32_t *st)
+{
+	/* xorshift32: reproducible from the printed seed. */
+	*st ^= *st << 13;
+	*st ^= *st >> 17;
+	*st ^= *st << 5;
+	return *st;
+}
+
+/*
+ * One junk message of xid into b (host-order words before the byte swap);
+ * returns its length in bytes. Four kinds: random bytes; a plausible
+ * prefix (xid, version 1, credits, a procedure 0..7) then small and
+ * random words where list counts and lengths go; a good NULL call cut
+ * at any byte; a good NULL call with one word replaced.
+ */
+static size_t junk_make(uint32_t *st, uint32_t *b, uint32_t xid)
+{
+	const uint32_t good[] = { xid, 1, 8, 0, 0, 0, 0,
+				  xid, 0, 2, T_PROG, T_VERS, 0, 0, 0, 0, 0 };
+	const size_t ngood = sizeof(good) / 4;
+	size_t n, bytes;
+
+	switch (junk_rand(st) % 4) {
+	case 0:
+		n = junk_rand(st) % 64;
+		for (size_t i = 0; i < n; i++)
+			b[i] = junk_rand(st);
+		return n * 4 - (n ? junk_rand(st) % 4 : 0);
+	case 1:
+		n = 4 + junk_rand(st) % 60;
+		b[0] = xid;
+		b[1] = 1;
+		b[2] = junk_rand(st) % 40;
+		b[3] = junk_rand(st) % 8;
+		for (size_t i = 4; i < n; i++) {
+			uint32_t r = junk_rand(st);
+
+			b[i] = r % 3 == 0 ? r : r % 3 == 1 ? r % 3 : r % 70000;
+		}
+		return n * 4;
+	case 2:
+		memcpy(b, good, sizeof(good));
+		bytes = junk_rand(st) % (ngood * 4);
+		return bytes;
+	default:
+		memcpy(b, good, sizeof(good));
+		b[junk_rand(st) % ngood] = junk_rand(st);
+		return ngood * 4;
+	}
+}
+
+struct flood {
+	uint16_t port;
+	uint32_t seed;
+	double secs;
+	unsigned int sent, answered, reconnects, markers;
+};
+
+/* Waits for the reply to the NULL call of xid, counting the other
+ * messages; false when the connection went down. Fails after 10 s. */
+static bool flood_marker(struct rpcrdma_ep *ep, uint32_t xid,
+			 unsigned int *answered)
+{
+	double end = now_ms() + 10000;
+	struct rpcrdma_rx rx;
+
+	while (now_ms() < end) {
+		uint32_t w0;
+		int rc = rpcrdma_ep_poll(ep, &rx, 1000);
+
+		if (rc < 0)
+			return false;
+		if (rc == 0)
+			continue;
+		memcpy(&w0, rx.data, 4);
+		if (rx.len == 13 * 4 && ntohl(w0) == xid) {
+			rpcrdma_ep_rx_done(ep, &rx);
+			return true;
+		}
+		(*answered)++;
+		rpcrdma_ep_rx_done(ep, &rx);
+	}
+	ck_abort_msg("no answer to the NULL call %08x in 10 s", xid);
+	return false;
+}
+
+/* Batches of 4 junk messages and a NULL call, within the grant, for
+ * f->secs; a connection the junk broke is made again. */
+static void *flood_main(void *arg)
+{
+	struct flood *f = arg;
+	uint32_t st = f->seed, xid = 0x6a000000, b[64], be[64];
+	struct rpcrdma_ep *ep = raw_connect(f->port);
+	double end = now_ms() + f->secs * 1000;
+
+	while (now_ms() < end) {
+		bool up = true;
+
+		for (int i = 0; i < 4 && up; i++) {
+			size_t len = junk_make(&st, b, ++xid);
+			struct iovec iov = { be, len };
+
+			for (size_t k = 0; k < 64; k++)
+				be[k] = htonl(b[k]);
+			up = rpcrdma_ep_send(ep, &iov, 1, 0) == 0;
+			f->sent += up;
+		}
+		if (up) {
+			/* Credits 8: the grant covers a batch. */
+			const uint32_t nc[] = { ++xid, 1, 8, 0, 0, 0, 0, xid,
+						0, 2, T_PROG, T_VERS, 0, 0, 0,
+						0, 0 };
+			struct iovec iov = { be, sizeof(nc) };
+
+			for (size_t k = 0; k < sizeof(nc) / 4; k++)
+				be[k] = htonl(nc[k]);
+			up = rpcrdma_ep_send(ep, &iov, 1, 0) == 0 &&
+			     flood_marker(ep, xid, &f->answered);
+			f->markers += up;
+		}
+		if (!up) {
+			rpcrdma_ep_destroy(ep);
+			ep = raw_connect(f->port);
+			f->reconnects++;
+		}
+	}
+	rpcrdma_ep_destroy(ep);
+	return NULL;
+}
+
+/*
+ * A peer floods the server with junk (random bytes, plausible headers
+ * with absurd lists, good calls cut or with one word replaced) as fast
+ * as the grant allows, a NULL call after every four: each NULL call is
+ * answered, a connection the junk breaks (a read chunk naming a random
+ * rkey, say) is the only one closed, another client keeps its latency
+ * meanwhile, and once the peer is gone the server holds no more fds
+ * than before.
+ */
+START_TEST(test_junk_flood)
+{
+	const char *env = getenv("T_JUNK_SECS");
+	struct rpcrdma_stats g0, g;
+	struct flood f = { 0 };
+	pthread_t th;
+	struct srv s;
+	double worst;
+	int calls, fd0, fd1 = -1;
+	CLIENT *good;
+
+	srv_start(&s, 0);
+	good = clnt_by_netid(s.port);
+	null_call(good);
+	fd0 = open_fds();
+	rpcrdma_stats_global(&g0);
+	f.port = s.port;
+	f.seed = (uint32_t)time(NULL) | 1u;
+	f.secs = env ? atof(env) : 10;
+	ck_assert_int_eq(pthread_create(&th, NULL, flood_main, &f), 0);
+	worst = slowest_null_calls(good, (int)(f.secs * 1000), &calls);
+	ck_assert_int_eq(pthread_join(th, NULL), 0);
+	rpcrdma_stats_global(&g);
+	fprintf(stderr, "junk flood (seed %u): %u junk messages in %.0f s, "
+		"%u answered, %u NULL calls answered, %u connections "
+		"broken and made again; bad headers %llu, ERR_VERS %llu, "
+		"ERR_CHUNK %llu, GARBAGE_ARGS %llu; meanwhile %d NULL calls of "
+		"another client, slowest %.1f ms\n",
+		f.seed, f.sent, f.secs, f.answered, f.markers, f.reconnects,
+		(unsigned long long)(g.bad_headers - g0.bad_headers),
+		(unsigned long long)(g.err_vers_sent - g0.err_vers_sent),
+		(unsigned long long)(g.err_chunk_sent - g0.err_chunk_sent),
+		(unsigned long long)(g.garbage_args_sent -
+				     g0.garbage_args_sent),
+		calls, worst);
+	ck_assert_uint_gt(f.markers, 100);
+	ck_assert_uint_gt(f.sent, 4 * 100);
+	ck_assert_uint_gt(g.bad_headers, g0.bad_headers);
+	ck_assert_uint_gt(g.err_vers_sent, g0.err_vers_sent);
+	ck_assert_uint_gt(g.err_chunk_sent, g0.err_chunk_sent);
+	ck_assert_msg(worst < 1000, "a NULL call took %.0f ms", worst);
+	/* The server reaps the flood's last connection. */
+	for (int i = 0; i < 250 && fd1 != fd0; i++) {
+		usleep(20000);
+		fd1 = open_fds();
+	}
+	ck_assert_int_eq(fd1, fd0);
+	echo(good, 50000, 11);
+	clnt_destroy(good);
+	srv_stop(&s);
+}
+END_TEST
+
 /*
  * A dispatch function that switches its thread's credentials (as NFS
  * servers do per request) and back. The kernel then refuses the uverbs
@@ -658,6 +853,7 @@ int main(void)
 	tcase_add_test(tc, test_reads_never_complete);
 	tcase_add_test(tc, test_reads_stall_deadline);
 	tcase_add_test(tc, test_receives_not_reposted);
+	tcase_add_test(tc, test_junk_flood);
 	tcase_add_test(tc, test_credentials_switch);
 	suite_add_tcase(su, tc);
 	return run_suite(su);
