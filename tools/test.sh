@@ -72,6 +72,17 @@ step "tiers 1 and 2, -Werror build (build-ci)"
 export RPCRDMA_VM_KERNELS=${RPCRDMA_VM_KERNELS:-backports stable}
 run_check build-ci --enable-werror
 
+step "the manual as installed (make install DESTDIR=..., then man)"
+inst=$(mktemp -d)
+(cd build-ci && make install DESTDIR="$inst" >install.out 2>&1) ||
+	{ tail -n 20 build-ci/install.out; exit 1; }
+for n in clnt_rdma_create svc_rdma_create rpcrdma_svc_stop rpcrdma_hdr_decode; do
+	MANWIDTH=80 man -M "$inst/usr/local/share/man" -P cat 3 "$n" |
+		grep -q '^SYNOPSIS' || { echo "man $n: not installed"; exit 1; }
+done
+echo "man clnt_rdma_create and $(ls "$inst/usr/local/share/man/man3" | wc -l) other pages installed"
+rm -rf "$inst"
+
 # The guest suites again, built with the sanitizers of tier 1: memory
 # errors, undefined behaviour and leaks (LeakSanitizer at each process's
 # exit; libtirpc's own leaks suppressed by entry point in the tests) on
