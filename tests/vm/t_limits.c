@@ -437,10 +437,13 @@ END_TEST
  * more). retry_count is what its connection request asks of the server's
  * QP; the server's stall deadline is stall_ms (0: the default). Other
  * clients must keep their latency and the bad connection must close
- * within close_ms; returns the milliseconds the close took.
+ * within close_ms; returns the milliseconds the close took. With revoke,
+ * the peer instead deregisters the chunk's memory while the server reads
+ * it: the Reads fail (remote access error), the connection closes, and
+ * the call is never dispatched.
  */
-static double reads_never_complete(uint8_t retry_count, uint32_t stall_ms,
-				   double close_ms)
+static double reads_interrupted(uint8_t retry_count, uint32_t stall_ms,
+				double close_ms, bool revoke)
 {
 	enum { BIG = 16u << 20, NSEG = 32, SEG = BIG / NSEG };
 	struct rpcrdma_ep_opts eo;
@@ -455,6 +458,7 @@ static double reads_never_complete(uint8_t retry_count, uint32_t stall_ms,
 	CLIENT *good;
 	struct srv s;
 	size_t n = 0;
+	unsigned int dispatched0;
 	int calls;
 
 	rpcrdma_opts_default(&o);
@@ -501,7 +505,13 @@ static double reads_never_complete(uint8_t retry_count, uint32_t stall_ms,
 		usleep(2000);
 	}
 	ck_assert_uint_gt(g.read_chunks, g0.read_chunks);
-	ep_qp_to_error(ep->qp);
+	dispatched0 = atomic_load(&dispatched);
+	if (revoke) {
+		rpcrdma_mr_dereg(mr);
+		mr = NULL;
+	} else {
+		ep_qp_to_error(ep->qp);
+	}
 	silent = now_ms();
 	/* The Reads were posted without waiting for them (the window). */
 	ck_assert_uint_ge(g.reads_inflight_peak, 1);
@@ -518,11 +528,18 @@ static double reads_never_complete(uint8_t retry_count, uint32_t stall_ms,
 	closed = disconnects_above(g0.disconnects,
 				   (int)(close_ms - (now_ms() - silent)));
 	took = now_ms() - silent;
-	fprintf(stderr, "stalled reads (retry_count %u): closed=%d %.0f ms "
-		"after the peer went silent\n", retry_count, closed, took);
+	fprintf(stderr, "%s (retry_count %u): closed=%d %.0f ms after\n",
+		revoke ? "chunk deregistered mid-read" :
+			 "stalled reads: the peer went silent",
+		retry_count, closed, took);
 	ck_assert_msg(closed, "the stalled connection was not closed");
+	/* The call whose bytes never all came was not run: only the other
+	 * client's NULL calls were. */
+	ck_assert_uint_eq(atomic_load(&dispatched) - dispatched0,
+			  (unsigned int)calls);
 	null_call(good);
-	rpcrdma_mr_dereg(mr);
+	if (mr)
+		rpcrdma_mr_dereg(mr);
 	rpcrdma_ep_destroy(ep);
 	free(call);
 	clnt_destroy(good);
@@ -536,7 +553,7 @@ START_TEST(test_reads_never_complete)
 	struct rpcrdma_stats g0, g;
 
 	rpcrdma_stats_global(&g0);
-	reads_never_complete(6, 0, 30000);
+	reads_interrupted(6, 0, 30000, false);
 	rpcrdma_stats_global(&g);
 	ck_assert_uint_eq(g.transfer_stalls, g0.transfer_stalls);
 }
@@ -550,11 +567,30 @@ START_TEST(test_reads_stall_deadline)
 	double took;
 
 	rpcrdma_stats_global(&g0);
-	took = reads_never_complete(7, 4000, 20000);
+	took = reads_interrupted(7, 4000, 20000, false);
 	rpcrdma_stats_global(&g);
 	ck_assert_uint_eq(g.transfer_stalls, g0.transfer_stalls + 1);
 	/* The deadline and one check interval, with slack for TCG. */
 	ck_assert_msg(took < 4000 + 1000 + 2000, "closed after %.0f ms", took);
+}
+END_TEST
+
+/*
+ * The peer deregisters its read chunk while the server is reading it
+ * (issue 10): the server's Reads fail at once with a remote access error,
+ * the connection closes well before any retry bound, the partly read call
+ * is not dispatched, and other clients carry on.
+ */
+START_TEST(test_read_chunk_revoked)
+{
+	struct rpcrdma_stats g0, g;
+	double took;
+
+	rpcrdma_stats_global(&g0);
+	took = reads_interrupted(6, 0, 10000, true);
+	rpcrdma_stats_global(&g);
+	ck_assert_uint_eq(g.transfer_stalls, g0.transfer_stalls);
+	ck_assert_msg(took < 5000, "closed after %.0f ms", took);
 }
 END_TEST
 
@@ -852,6 +888,7 @@ int main(void)
 	tcase_add_test(tc, test_many_connections);
 	tcase_add_test(tc, test_reads_never_complete);
 	tcase_add_test(tc, test_reads_stall_deadline);
+	tcase_add_test(tc, test_read_chunk_revoked);
 	tcase_add_test(tc, test_receives_not_reposted);
 	tcase_add_test(tc, test_junk_flood);
 	tcase_add_test(tc, test_credentials_switch);
