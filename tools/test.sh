@@ -29,6 +29,9 @@ summarize() {
 		printf '%s: %s\n' "$(basename "$f" .log)" \
 			"$(grep -E '^[0-9]+%: Checks: ' "$f" | tail -n 1)"
 	done
+	for f in "$dir"/tests/man/*.log; do
+		[ -f "$f" ] && grep -E '^check_man: ' "$f" | tail -n 1
+	done
 	for f in "$dir"/tests/vm/*.log; do
 		[ -f "$f" ] || continue
 		grep -E '^(PASS|FAIL|SKIP): |^guest tier \(|^[0-9]+ passed, [0-9]+ failed' "$f" || true
@@ -47,7 +50,8 @@ run_check() {
 	(cd "$dir" && make -j"$jobs" check) || rc=$?
 	summarize "$dir"
 	if [ $rc -ne 0 ]; then
-		for f in "$dir"/tests/unit/*.log "$dir"/tests/vm/*.log; do
+		for f in "$dir"/tests/unit/*.log "$dir"/tests/man/*.log \
+			 "$dir"/tests/vm/*.log; do
 			[ -f "$f" ] && grep -q '^FAIL' "${f%.log}.trs" 2>/dev/null &&
 				{ echo "--- $f"; tail -n 60 "$f"; }
 		done

@@ -713,12 +713,6 @@ static void conn_end_serving(struct svc_conn *c)
 		call_put(k);
 }
 
-/*
- * libtirpc's xp_recv: moves the connection's calls on (finished reads,
- * finished replies, new messages) and hands over the next ready call.
- * Bounded: at most SVC_BURST messages per call, so that one busy or
- * hostile connection cannot hold svc_run (conn_stat brings it back).
- */
 static bool_t conn_reply(SVCXPRT *xprt, struct rpc_msg *msg);
 
 /* Answers the call being parsed, refused for its chunks, with
@@ -735,8 +729,16 @@ static void conn_reply_garbage(struct svc_conn *c)
 	r.acpted_rply.ar_stat = GARBAGE_ARGS;
 	if (conn_reply(&c->xprt, &r))
 		STAT_INC(c, garbage_args_sent);
+	else
+		conn_end_serving(c);	/* the connection is gone */
 }
 
+/*
+ * libtirpc's xp_recv: moves the connection's calls on (finished reads,
+ * finished replies, new messages) and hands over the next ready call.
+ * Bounded: at most SVC_BURST messages per call, so that one busy or
+ * hostile connection cannot hold svc_run (conn_stat brings it back).
+ */
 static bool_t conn_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 {
 	struct svc_conn *c = to_conn(xprt);

@@ -35,7 +35,8 @@ int rpcrdma_pvtdata_parse(const void *buf, size_t len,
 /*
  * Given our own values and the peer's (NULL when the peer sent none or an
  * invalid one), computes the thresholds each way and whether we may send
- * with invalidate. Without peer values: 1024 both ways, no invalidation.
+ * with invalidate. Without peer values: 1024 both ways, and we never send
+ * with invalidate (remote_inv_in still follows our own R).
  */
 void rpcrdma_pvtdata_negotiate(const struct rpcrdma_pvtdata *local,
 			       const struct rpcrdma_pvtdata *peer,

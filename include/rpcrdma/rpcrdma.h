@@ -87,8 +87,8 @@ void rpcrdma_opts_default(struct rpcrdma_opts *o);
  * hint, the largest RPC reply message (header included) of a procedure,
  * a call offers no reply chunk when that fits the inline threshold, and
  * else one of the hinted size. The hint must be an upper bound: a larger
- * reply then fails its call (RPC_CANTRECV, re_errno EBADMSG: the server's
- * ERR_CHUNK) after the server ran the procedure.
+ * reply then fails its call (RPC_CANTDECODEARGS, re_errno EBADMSG: the
+ * server's ERR_CHUNK) after the server ran the procedure.
  *
  * CLSET_RDMA_REPLY_MAX: uint32_t *, the bound for every procedure without
  * a hint of its own (0: none, the default). CLSET_RDMA_PROC_REPLY: struct

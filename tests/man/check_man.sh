@@ -20,6 +20,12 @@ for f in $funcs; do
 	nf=$((nf + 1))
 	[ -f "$man/$f.3" ] || miss "no page for $f()"
 done
+# A page whose function is gone.
+for p in "$man"/*.3; do
+	b=$(basename "$p" .3)
+	[ "$b" = rpcrdma ] && continue
+	echo "$funcs" | grep -qx "$b" || miss "$b.3: no such function in the headers"
+done
 
 # What each page must name: options (struct rpcrdma_opts fields), the
 # clnt_control requests, the environment, the counters.
@@ -45,22 +51,40 @@ fields() {	# struct name, header: the member names of a struct
 			}
 			print out
 		}' "$2" |
-		grep -oE '[a-z_0-9]+(\[[A-Z_0-9]*\])?;' | sed -E 's/(\[.*\])?;//'
+		grep -oE '[a-z_0-9]+(\[[A-Z_0-9]*\])?[,;]' | sed -E 's/(\[.*\])?[,;]$//'
 }
-for o in $(fields rpcrdma_opts "$inc/rpcrdma.h"); do
-	grep -q "$o" "$man/rpcrdma_opts_default.3" || miss "option $o not in rpcrdma_opts_default.3"
+opts=$(fields rpcrdma_opts "$inc/rpcrdma.h")
+reqs=$(grep -oE '^#define[[:space:]]+CL[GS]ET_RDMA_[A-Z_]+' "$inc/rpcrdma.h" |
+	grep -oE 'CL[GS]ET_RDMA_[A-Z_]+')
+envs=$(grep -rhoE '(rpcrdma_getenv|env_ulong)\("RPCRDMA_[A-Z_]+"' "$top/xprt_rdma" |
+	grep -oE 'RPCRDMA_[A-Z_]+' | sort -u)
+ctrs=$(fields rpcrdma_stats "$inc/stats.h")
+# A name as a whole word, troff's font escapes (\fB...\fP) aside.
+has() { sed 's/\\f[BIRP]//g' "$2" | grep -qw -- "$1"; }
+for o in $opts; do
+	has "$o" "$man/rpcrdma_opts_default.3" || miss "option $o not in rpcrdma_opts_default.3"
 done
-for r in $(grep -oE '^#define CL[GS]ET_RDMA_[A-Z_]+' "$inc/rpcrdma.h" | cut -d' ' -f2); do
-	grep -q "$r" "$man/clnt_rdma_create.3" || miss "request $r not in clnt_rdma_create.3"
+for r in $reqs; do
+	has "$r" "$man/clnt_rdma_create.3" || miss "request $r not in clnt_rdma_create.3"
 done
-for e in $(grep -rhoE '(rpcrdma_getenv|env_ulong)\("RPCRDMA_[A-Z_]+"' "$top/xprt_rdma" |
-	   grep -oE 'RPCRDMA_[A-Z_]+' | sort -u); do
-	grep -q "$e" "$man/rpcrdma.3" || miss "variable $e not in rpcrdma.3"
-	grep -q "$e" "$man/rpcrdma_opts_default.3" || miss "variable $e not in rpcrdma_opts_default.3"
+for e in $envs; do
+	has "$e" "$man/rpcrdma.3" || miss "variable $e not in rpcrdma.3"
+	has "$e" "$man/rpcrdma_opts_default.3" || miss "variable $e not in rpcrdma_opts_default.3"
 done
-for c in $(fields rpcrdma_stats "$inc/stats.h"); do
-	grep -qw "$c" "$man/rpcrdma_stats_global.3" || miss "counter $c not in rpcrdma_stats_global.3"
+for c in $ctrs; do
+	has "$c" "$man/rpcrdma_stats_global.3" || miss "counter $c not in rpcrdma_stats_global.3"
 done
+# Never pass by finding nothing: what the headers held when this was
+# written (the counts may grow, not fall).
+count() { echo "$1" | grep -c .; }
+atleast() {	# what, found, floor
+	[ "$2" -ge "$3" ] || miss "only $2 $1 found (at least $3 expected): the extraction broke"
+}
+atleast functions "$(count "$funcs")" 39
+atleast options "$(count "$opts")" 13
+atleast requests "$(count "$reqs")" 9
+atleast variables "$(count "$envs")" 11
+atleast counters "$(count "$ctrs")" 44
 
 # Render, and resolve the links as installed.
 tmp=$(mktemp -d) || exit 99
@@ -82,6 +106,9 @@ for p in "$man"/*.3; do
 		[ -z "$w" ] || miss "$b: $w"
 	fi
 done
+command -v groff >/dev/null ||
+	echo "check_man: groff not installed: pages not rendered"
+
 if command -v man >/dev/null; then
 	for n in clnt_rdma_create rpcrdma_svc_exit rpcrdma_hdr_encode; do
 		MANWIDTH=80 man -M "$tmp" -P cat 3 "$n" 2>/dev/null |
@@ -90,5 +117,5 @@ if command -v man >/dev/null; then
 else
 	echo "check_man: man not installed: rendering through man not checked"
 fi
-echo "check_man: $nf functions, $np pages; $([ $fail = 0 ] && echo ok || echo FAILED)"
+echo "check_man: $nf functions, $(count "$opts") options, $(count "$reqs") requests, $(count "$envs") variables, $(count "$ctrs") counters, $np pages; $([ $fail = 0 ] && echo ok || echo FAILED)"
 exit $fail
