@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <check.h>
 #include <dirent.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -31,6 +32,13 @@ long vmrss_kib(void)
 	fclose(f);
 	ck_assert_int_ge(kib, 0);
 	return kib;
+}
+
+size_t heap_in_use(void)
+{
+	struct mallinfo2 mi = mallinfo2();
+
+	return mi.uordblks + mi.hblkhd;
 }
 
 /*

@@ -5,10 +5,15 @@
 #ifndef RPCRDMA_TESTS_VM_PROCSELF_H
 #define RPCRDMA_TESTS_VM_PROCSELF_H
 
+#include <stddef.h>
 #include <sys/types.h>
 
 int open_fds(void);	/* entries of /proc/self/fd (compare, do not count) */
 long vmrss_kib(void);	/* VmRSS of /proc/self/status */
+/* Bytes malloc has handed out and not had back (every arena, mmapped
+ * blocks too): unlike VmRSS, blind to what the allocator caches and to
+ * thread stacks. */
+size_t heap_in_use(void);
 
 /* RDMA objects of a process by kind (`rdma resource show KIND`):
  * out[k] counts the objects of kind rdma_res_kinds[k] owned by pid. */
