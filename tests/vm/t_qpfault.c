@@ -789,10 +789,173 @@ START_TEST(test_server_qp_error)
 }
 END_TEST
 
+/*
+ * ---- the client's device removed while connected ----
+ *
+ * rxe0 is deleted (`rdma link delete`) while 3 threads have calls in
+ * flight on a CLIENT bound to it: the delete returns within D_DELETE_S,
+ * every call within its timeout, failures are connection errors, no echo
+ * succeeds with other bytes, both ends free their QP; with rxe0 added back
+ * the same CLIENT reconnects and a new one connects; fds, RDMA objects
+ * and malloc'ed memory back to idle. It removes the device the other
+ * tests use: t/90-devremove.sh runs it last and adds rxe0 back whatever
+ * happened.
+ */
+
+static atomic_bool del_done;
+static _Atomic double del_t1;
+static int del_rc;
+
+static void *del_main(void *arg)
+{
+	(void)arg;
+	/* timeout cannot end a delete blocked in the kernel: the test's
+	 * bound is del_wait's. */
+	del_rc = system("rdma link delete rxe0 2>&1");
+	atomic_store(&del_t1, now_ms());
+	atomic_store(&del_done, true);
+	return NULL;
+}
+
+static bool del_wait(double max_s)
+{
+	double t0 = now_ms();
+
+	while (!atomic_load(&del_done) && now_ms() - t0 < max_s * 1e3)
+		usleep(20000);
+	return atomic_load(&del_done);
+}
+
+static bool dev_active(const char *dev)
+{
+	char path[128], st[64] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/1/state",
+		 dev);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	if (!fgets(st, sizeof(st), f))
+		st[0] = 0;
+	fclose(f);
+	return strstr(st, "ACTIVE") != NULL;
+}
+
+#define D_THREADS	3
+#define D_DELETE_S	20	/* the delete returns within this */
+
+START_TEST(test_device_removal)
+{
+	static struct worker w[D_THREADS];
+	struct rpcrdma_stats st0, st1;
+	struct verdict v;
+	struct idle idle;
+	struct srv s;
+	double t_del0, t_del, t;
+	int from, cq, sq, wrong = 0, tries = 0;
+	enum clnt_stat st;
+	pthread_t th;
+	CLIENT *cl, *cl2;
+
+	alarm(240);
+	srv_start(&s, 0);
+	warm_up("devremove", s.port, D_THREADS);
+	idle_take(&idle);
+	from = q_count();
+	cl = clnt_mk(s.port);
+	ck_assert_int_eq(do_call(cl, K_SMALL, 7, &wrong), RPC_SUCCESS);
+	q_pair(from, s.port, &cq, &sq);
+	st0 = stats_of(cl);
+	memset(w, 0, sizeof(w));
+	for (int i = 0; i < D_THREADS; i++) {
+		w[i].cl = cl;
+		w[i].id = i;
+		w[i].big = i == 0;
+	}
+	workers_start(w, D_THREADS);
+	ck_assert(workers_recovered(w, D_THREADS, 0, 2, 60));
+
+	/* The client's device (rxe0, under $RPCRDMA_ADDR_A) goes, in
+	 * another thread: the kernel's unregister waits for every user of
+	 * the device to close its context. */
+	t_del0 = now_ms();
+	ck_assert_int_eq(pthread_create(&th, NULL, del_main, NULL), 0);
+	ck_assert_msg(del_wait(D_DELETE_S),
+		      "rdma link delete still blocked after %d s", D_DELETE_S);
+	ck_assert_int_eq(pthread_join(th, NULL), 0);
+	t_del = (atomic_load(&del_t1) - t_del0) / 1e3;
+	ck_assert_int_eq(del_rc, 0);
+	/* Every caller met the device's absence, then they stop. */
+	t = now_ms();
+	for (int i = 0; i < D_THREADS; i++)
+		while (w[i].n && w[i].r[w[i].n - 1].t0 < atomic_load(&del_t1) &&
+		       now_ms() - t < (TMO_S + MARGIN_S) * 1e3)
+			usleep(10000);
+	workers_stop(w, D_THREADS);
+	memset(&v, 0, sizeof(v));
+	for (int i = 0; i < D_THREADS; i++)
+		judge(&w[i], &t_del0, 1, &v);
+	verdict_print("devremove", &v);
+	printf("devremove: rdma link delete returned after %.3f s; the "
+	       "client's QP %s, the server's %s\n", t_del,
+	       q_get(cq).live ? "live" : "freed",
+	       q_get(sq).live ? "live" : "freed");
+	/* The device goes some time into the delete: calls in flight then
+	 * (not necessarily at its start) lost their connection. */
+	ck_assert_int_ge(v.hist[RPC_CANTRECV], 1);
+	ck_assert(!q_get(cq).live && !q_get(sq).live);
+
+	/* No device under the source address: a call fails at once. */
+	t = now_ms();
+	st = do_call(cl, K_SMALL, 9, &wrong);
+	printf("devremove: a call with no device: %s after %.0f ms\n",
+	       clnt_sperrno(st), now_ms() - t);
+	ck_assert_msg(conn_error(st), "no device: %s", clnt_sperrno(st));
+	ck_assert(now_ms() - t < TMO_S * 1e3);
+
+	/* The device is back: the SAME CLIENT reconnects, and a new one
+	 * connects (address resolution may need the new device's GID
+	 * table: a few tries within 10 s). */
+	ck_assert_int_eq(system("rdma link add rxe0 type rxe netdev v0"), 0);
+	t = now_ms();
+	while (!dev_active("rxe0") && now_ms() - t < 20e3)
+		usleep(100000);
+	ck_assert_msg(dev_active("rxe0"), "rxe0 not ACTIVE 20 s after add");
+	t = now_ms();
+	do {
+		tries++;
+		st = do_call(cl, K_BIG, 13, &wrong);
+	} while (st != RPC_SUCCESS && now_ms() - t < 10e3 &&
+		 usleep(100000) == 0);
+	st1 = stats_of(cl);
+	printf("devremove: rxe0 back; the same CLIENT: %s after %d tries, "
+	       "%.0f ms (connects %llu -> %llu, disconnects %llu -> %llu)\n",
+	       clnt_sperrno(st), tries, now_ms() - t,
+	       (unsigned long long)st0.connects,
+	       (unsigned long long)st1.connects,
+	       (unsigned long long)st0.disconnects,
+	       (unsigned long long)st1.disconnects);
+	ck_assert_int_eq(st, RPC_SUCCESS);
+	ck_assert_int_eq(wrong, 0);
+	ck_assert_uint_eq(st1.connects, 2);
+	ck_assert_uint_eq(st1.disconnects, 1);
+	cl2 = clnt_mk(s.port);
+	ck_assert_int_eq(do_call(cl2, K_CHUNK, 15, &wrong), RPC_SUCCESS);
+	ck_assert_int_eq(wrong, 0);
+	clnt_destroy(cl2);
+	clnt_destroy(cl);
+	idle_check("devremove", &idle, s.port);
+	srv_stop(&s);
+	alarm(0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *su = suite_create("qpfault");
 	TCase *tc = tcase_create("qpfault");
+	TCase *td = tcase_create("devremove");
 
 	if (!guest_addrs("t_qpfault"))
 		return 77;
@@ -804,5 +967,8 @@ int main(void)
 	tcase_add_test(tc, test_client_qp_error);
 	tcase_add_test(tc, test_server_qp_error);
 	suite_add_tcase(su, tc);
+	tcase_set_timeout(td, 300);
+	tcase_add_test(td, test_device_removal);
+	suite_add_tcase(su, td);
 	return run_suite(su);
 }

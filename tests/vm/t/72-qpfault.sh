@@ -4,4 +4,4 @@
 # (the server frees it, another connection goes on, the client
 # reconnects); fds and RDMA objects back to idle (tests/vm/t_qpfault).
 # vm-timeout: 600
-exec ./tests/vm/t_qpfault
+exec env CK_RUN_CASE=qpfault ./tests/vm/t_qpfault
