@@ -840,6 +840,30 @@ static int listener_established(struct rpcrdma_listener *l,
 	return 0;
 }
 
+/*
+ * The device the listener is bound to was removed: its cm_id (and the
+ * connections not yet established, on the same device) go now, or the
+ * device could never go (ep_device_gone). The listener accepts nothing
+ * more; its fd stays valid until rpcrdma_listener_destroy (libtirpc
+ * holds it). A listener on the wildcard address has no device.
+ */
+static void listener_device_gone(struct rpcrdma_listener *l)
+{
+	struct ibv_device *dev = l->id->verbs ? l->id->verbs->device : NULL;
+
+	while (l->pending) {
+		struct rpcrdma_ep *ep = l->pending;
+
+		pending_remove(l, ep);
+		ep_qp_to_error(ep->qp);
+		ep_free(ep);
+	}
+	rdma_destroy_id(l->id);
+	l->id = NULL;
+	if (dev)
+		ep_device_gone(dev);
+}
+
 int rpcrdma_listener_accept(struct rpcrdma_listener *l,
 			    struct rpcrdma_ep **out)
 {
@@ -890,8 +914,10 @@ int rpcrdma_listener_accept(struct rpcrdma_listener *l,
 			continue;
 		}
 		if (id == l->id) {
-			if (type == RDMA_CM_EVENT_DEVICE_REMOVAL)
+			if (type == RDMA_CM_EVENT_DEVICE_REMOVAL) {
+				listener_device_gone(l);
 				return -ENODEV;
+			}
 			continue;
 		}
 		ep = id->context;
@@ -931,7 +957,8 @@ void rpcrdma_listener_destroy(struct rpcrdma_listener *l)
 		rdma_disconnect(ep->id);
 		ep_free(ep);
 	}
-	rdma_destroy_id(l->id);
+	if (l->id)	/* NULL: its device was removed */
+		rdma_destroy_id(l->id);
 	rdma_destroy_event_channel(l->ch);
 	conn_count_put(l->count);
 	free(l);
