@@ -368,9 +368,14 @@ static bool workers_recovered(struct worker *w, int n, double t, int want,
 	}
 }
 
+/* A peer that vanished without a word (its device removed) leaves the
+ * calls waiting on it nothing but their timeout. */
+static bool timeout_ok;
+
 static bool conn_error(enum clnt_stat st)
 {
-	return st == RPC_CANTRECV || st == RPC_CANTSEND;
+	return st == RPC_CANTRECV || st == RPC_CANTSEND ||
+	       (timeout_ok && st == RPC_TIMEDOUT);
 }
 
 struct verdict {
@@ -806,12 +811,16 @@ static atomic_bool del_done;
 static _Atomic double del_t1;
 static int del_rc;
 
+/* arg: the device's name. */
 static void *del_main(void *arg)
 {
-	(void)arg;
+	char cmd[64];
+
+	snprintf(cmd, sizeof(cmd), "rdma link delete %s 2>&1",
+		 (const char *)arg);
 	/* timeout cannot end a delete blocked in the kernel: the test's
 	 * bound is del_wait's. */
-	del_rc = system("rdma link delete rxe0 2>&1");
+	del_rc = system(cmd);
 	atomic_store(&del_t1, now_ms());
 	atomic_store(&del_done, true);
 	return NULL;
@@ -880,7 +889,7 @@ START_TEST(test_device_removal)
 	 * another thread: the kernel's unregister waits for every user of
 	 * the device to close its context. */
 	t_del0 = now_ms();
-	ck_assert_int_eq(pthread_create(&th, NULL, del_main, NULL), 0);
+	ck_assert_int_eq(pthread_create(&th, NULL, del_main, "rxe0"), 0);
 	ck_assert_msg(del_wait(D_DELETE_S),
 		      "rdma link delete still blocked after %d s", D_DELETE_S);
 	ck_assert_int_eq(pthread_join(th, NULL), 0);
@@ -951,6 +960,107 @@ START_TEST(test_device_removal)
 }
 END_TEST
 
+/*
+ * The server's device (rxe1, under $RPCRDMA_ADDR_B) deleted while a
+ * CLIENT has calls in flight to a listener bound to it: the delete
+ * returns within D_DELETE_S (the listener lets go of its cm_id, the
+ * server frees the connection), the calls fail with connection errors in
+ * time; with rxe1 back the old listener accepts nothing (it is dead, not
+ * silently listening on), and a new server on the same address serves a
+ * new CLIENT. fds, RDMA objects and memory back to idle.
+ */
+START_TEST(test_server_device_removal)
+{
+	static struct worker w[D_THREADS];
+	struct rpcrdma_opts o;
+	struct verdict v;
+	struct idle idle;
+	struct srv s, s2;
+	double t_del0, t_del, t;
+	int from, cq, sq, wrong = 0;
+	pthread_t th;
+	CLIENT *cl, *cl2;
+
+	alarm(240);
+	srv_start(&s, 0);
+	warm_up("devremove server", s.port, D_THREADS);
+	idle_take(&idle);
+	from = q_count();
+	cl = clnt_mk(s.port);
+	ck_assert_int_eq(do_call(cl, K_SMALL, 7, &wrong), RPC_SUCCESS);
+	q_pair(from, s.port, &cq, &sq);
+	memset(w, 0, sizeof(w));
+	for (int i = 0; i < D_THREADS; i++) {
+		w[i].cl = cl;
+		w[i].id = i;
+		w[i].big = i == 0;
+	}
+	workers_start(w, D_THREADS);
+	ck_assert(workers_recovered(w, D_THREADS, 0, 2, 60));
+
+	atomic_store(&del_done, false);
+	timeout_ok = true;
+	t_del0 = now_ms();
+	ck_assert_int_eq(pthread_create(&th, NULL, del_main, "rxe1"), 0);
+	ck_assert_msg(del_wait(D_DELETE_S),
+		      "rdma link delete rxe1 still blocked after %d s",
+		      D_DELETE_S);
+	ck_assert_int_eq(pthread_join(th, NULL), 0);
+	t_del = (atomic_load(&del_t1) - t_del0) / 1e3;
+	ck_assert_int_eq(del_rc, 0);
+	t = now_ms();
+	for (int i = 0; i < D_THREADS; i++)
+		while (w[i].n && w[i].r[w[i].n - 1].t0 < atomic_load(&del_t1) &&
+		       now_ms() - t < (TMO_S + MARGIN_S) * 1e3)
+			usleep(10000);
+	workers_stop(w, D_THREADS);
+	memset(&v, 0, sizeof(v));
+	for (int i = 0; i < D_THREADS; i++)
+		judge(&w[i], &t_del0, 1, &v);
+	verdict_print("devremove server", &v);
+	printf("devremove server: rdma link delete rxe1 returned after %.3f "
+	       "s; the client's QP %s, the server's %s\n", t_del,
+	       q_get(cq).live ? "live" : "freed",
+	       q_get(sq).live ? "live" : "freed");
+	/* Calls in flight lost their connection, or waited out their
+	 * timeout for a server that vanished. */
+	ck_assert_int_ge(v.hist[RPC_CANTRECV] + v.hist[RPC_TIMEDOUT], 1);
+	ck_assert(!q_get(sq).live);
+	timeout_ok = false;
+
+	ck_assert_int_eq(system("rdma link add rxe1 type rxe netdev v1"), 0);
+	t = now_ms();
+	while (!dev_active("rxe1") && now_ms() - t < 20e3)
+		usleep(100000);
+	ck_assert_msg(dev_active("rxe1"), "rxe1 not ACTIVE 20 s after add");
+	/* The old listener is gone with its device: nobody answers on its
+	 * port, the old CLIENT's calls fail. */
+	rpcrdma_opts_default(&o);
+	o.port = s.port;
+	o.src_addr = addr_a;
+	o.timeout_ms = 3000;
+	cl2 = clnt_rdma_create(addr_b, T_PROG, T_VERS, &o);
+	printf("devremove server: a CLIENT to the old listener after the "
+	       "re-add: %s\n", cl2 ? "connected" : clnt_spcreateerror("clnt"));
+	ck_assert_ptr_null(cl2);
+	ck_assert(conn_error(do_call(cl, K_SMALL, 9, &wrong)));
+	clnt_destroy(cl);
+	srv_stop(&s);
+	/* A new server on the same address serves again. */
+	srv_start(&s2, 0);
+	t = now_ms();
+	cl2 = clnt_mk(s2.port);
+	ck_assert_int_eq(do_call(cl2, K_BIG, 17, &wrong), RPC_SUCCESS);
+	ck_assert_int_eq(wrong, 0);
+	printf("devremove server: a new server and CLIENT after the re-add: "
+	       "first call after %.0f ms\n", now_ms() - t);
+	clnt_destroy(cl2);
+	idle_check("devremove server", &idle, s2.port);
+	srv_stop(&s2);
+	alarm(0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *su = suite_create("qpfault");
@@ -969,6 +1079,7 @@ int main(void)
 	suite_add_tcase(su, tc);
 	tcase_set_timeout(td, 300);
 	tcase_add_test(td, test_device_removal);
+	tcase_add_test(td, test_server_device_removal);
 	suite_add_tcase(su, td);
 	return run_suite(su);
 }
