@@ -20,9 +20,13 @@
  *   destroyed within a bound), another client's connection keeps
  *   working without an error, and the faulted client reconnects.
  *
+ * - devremove (a case of its own, t/90, run last): rxe0 then rxe1
+ *   deleted with `rdma link delete` while calls are in flight (see
+ *   test_device_removal and test_server_device_removal).
+ *
  * After each, the process's open fds and RDMA objects (rdma resource:
- * qp, cq, mr, pd, cm_id) are back to what they were before, and VmRSS
- * within a bound of it.
+ * qp, cq, mr, pd, cm_id) are back to what they were before, malloc'ed
+ * memory within 16 KiB of it and VmRSS within a loose bound.
  *
  * How the QPs are reached: the library creates them with rdma_create_qp
  * and frees them with rdma_destroy_qp (librdmacm); this program defines
