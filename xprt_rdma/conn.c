@@ -154,11 +154,59 @@ out_free:
 	return NULL;
 }
 
+#define EP_GONE_WAIT_MS		2000
+
+/*
+ * The endpoint's device was removed (RDMA_CM_EVENT_DEVICE_REMOVAL) and
+ * its objects on it are destroyed. rxe, like every device that cannot
+ * disassociate user contexts, makes the kernel's unregister (`rdma link
+ * delete`) wait until each open context of the device is closed, and
+ * librdmacm (rdma-core 44) keeps its context of a device open until it
+ * resyncs its device list, which nothing makes it do by itself: seen in
+ * the guest, the delete stayed blocked with every QP, CQ, MR, PD and
+ * cm_id of ours gone, and returned once rdma_get_devices ran. So resync,
+ * once libibverbs no longer lists the device (the kernel drops it there
+ * just after delivering the event; bounded wait): librdmacm then closes
+ * its context when no cm_id of the process uses the device. Its side
+ * effect: rdma_get_devices opens a context of every other device, as it
+ * does for any caller.
+ */
+static void ep_device_gone(struct ibv_device *dev)
+{
+	uint64_t deadline = ep_now_ms() + EP_GONE_WAIT_MS;
+
+	for (;;) {
+		struct ibv_device **l = ibv_get_device_list(NULL);
+		struct ibv_context **cl;
+		bool listed = false;
+
+		for (int i = 0; l && l[i]; i++)
+			listed |= l[i] == dev;
+		if (l)
+			ibv_free_device_list(l);
+		if (!listed) {
+			cl = rdma_get_devices(NULL);
+			if (cl)
+				rdma_free_devices(cl);
+			return;
+		}
+		if (ep_now_ms() >= deadline)
+			return;
+		poll(NULL, 0, 10);
+	}
+}
+
 /* Releases whatever a (possibly partly built) endpoint holds, in reverse
  * order of acquisition. The QP must already be in the error state or
  * never connected. */
 static void ep_free(struct rpcrdma_ep *ep)
 {
+	/* Only compared, never used: libibverbs keeps the device while
+	 * librdmacm's context of it is open. */
+	struct ibv_device *gone = ep->dev_removed && ep->id && ep->id->verbs ?
+					  ep->id->verbs->device :
+					  NULL;
+
 	if (ep->conn_count) {
 		__atomic_sub_fetch(&ep->conn_count->live, 1, __ATOMIC_RELEASE);
 		conn_count_put(ep->conn_count);
@@ -186,6 +234,8 @@ static void ep_free(struct rpcrdma_ep *ep)
 		rdma_destroy_id(ep->id);
 	if (ep->cm_ch)
 		rdma_destroy_event_channel(ep->cm_ch);
+	if (gone)
+		ep_device_gone(gone);
 	free(ep->tx_seq);
 	free(ep->tx_mem);
 	free(ep->rxq);
@@ -451,6 +501,7 @@ static int cm_expect(struct rpcrdma_ep *ep, enum rdma_cm_event_type want,
 			ret = -ETIMEDOUT;
 			break;
 		case RDMA_CM_EVENT_DEVICE_REMOVAL:
+			ep->dev_removed = true;
 			ret = -ENODEV;
 			break;
 		default:
@@ -789,6 +840,30 @@ static int listener_established(struct rpcrdma_listener *l,
 	return 0;
 }
 
+/*
+ * The device the listener is bound to was removed: its cm_id (and the
+ * connections not yet established, on the same device) go now, or the
+ * device could never go (ep_device_gone). The listener accepts nothing
+ * more; its fd stays valid until rpcrdma_listener_destroy (libtirpc
+ * holds it). A listener on the wildcard address has no device.
+ */
+static void listener_device_gone(struct rpcrdma_listener *l)
+{
+	struct ibv_device *dev = l->id->verbs ? l->id->verbs->device : NULL;
+
+	while (l->pending) {
+		struct rpcrdma_ep *ep = l->pending;
+
+		pending_remove(l, ep);
+		ep_qp_to_error(ep->qp);
+		ep_free(ep);
+	}
+	rdma_destroy_id(l->id);
+	l->id = NULL;
+	if (dev)
+		ep_device_gone(dev);
+}
+
 int rpcrdma_listener_accept(struct rpcrdma_listener *l,
 			    struct rpcrdma_ep **out)
 {
@@ -839,8 +914,10 @@ int rpcrdma_listener_accept(struct rpcrdma_listener *l,
 			continue;
 		}
 		if (id == l->id) {
-			if (type == RDMA_CM_EVENT_DEVICE_REMOVAL)
+			if (type == RDMA_CM_EVENT_DEVICE_REMOVAL) {
+				listener_device_gone(l);
 				return -ENODEV;
+			}
 			continue;
 		}
 		ep = id->context;
@@ -859,6 +936,7 @@ int rpcrdma_listener_accept(struct rpcrdma_listener *l,
 		case RDMA_CM_EVENT_DISCONNECTED:
 		case RDMA_CM_EVENT_DEVICE_REMOVAL:
 			pending_remove(l, ep);
+			ep->dev_removed = type == RDMA_CM_EVENT_DEVICE_REMOVAL;
 			ep_qp_to_error(ep->qp);
 			ep_free(ep);
 			break;
@@ -879,7 +957,8 @@ void rpcrdma_listener_destroy(struct rpcrdma_listener *l)
 		rdma_disconnect(ep->id);
 		ep_free(ep);
 	}
-	rdma_destroy_id(l->id);
+	if (l->id)	/* NULL: its device was removed */
+		rdma_destroy_id(l->id);
 	rdma_destroy_event_channel(l->ch);
 	conn_count_put(l->count);
 	free(l);
@@ -897,6 +976,8 @@ void ep_cm_events(struct rpcrdma_ep *ep)
 		enum rdma_cm_event_type type = ev->event;
 
 		rdma_ack_cm_event(ev);
+		if (type == RDMA_CM_EVENT_DEVICE_REMOVAL)
+			ep->dev_removed = true;
 		switch (type) {
 		case RDMA_CM_EVENT_DISCONNECTED:
 		case RDMA_CM_EVENT_DEVICE_REMOVAL:

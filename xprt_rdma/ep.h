@@ -70,6 +70,7 @@ struct rpcrdma_ep {
 	uint32_t tx_waiters;
 	bool connected;			/* read racily through __atomic */
 	bool was_connected;
+	bool dev_removed;		/* RDMA_CM_EVENT_DEVICE_REMOVAL seen */
 	int down_err;			/* why it went down: -ENOTCONN, -EIO.. */
 	int mr_count;			/* live rpcrdma_mr (for leak checks) */
 

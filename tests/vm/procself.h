@@ -1,10 +1,28 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* What a guest test reads of its own process in /proc/self: the
- * resource counts that cleanup and scale tests compare before and after. */
+/* What a guest test reads of its own process in /proc/self, and of a
+ * process in the kernel's RDMA resource tracking: the resource counts
+ * that cleanup, scale and fault tests compare before and after. */
 #ifndef RPCRDMA_TESTS_VM_PROCSELF_H
 #define RPCRDMA_TESTS_VM_PROCSELF_H
 
+#include <stddef.h>
+#include <sys/types.h>
+
 int open_fds(void);	/* entries of /proc/self/fd (compare, do not count) */
 long vmrss_kib(void);	/* VmRSS of /proc/self/status */
+/* Bytes malloc has handed out and not had back (every arena, mmapped
+ * blocks too): unlike VmRSS, blind to what the allocator caches and to
+ * thread stacks. */
+size_t heap_in_use(void);
+
+/* RDMA objects of a process by kind (`rdma resource show KIND`):
+ * out[k] counts the objects of kind rdma_res_kinds[k] owned by pid. */
+#define RDMA_RES_KINDS	5
+extern const char *const rdma_res_kinds[RDMA_RES_KINDS]; /* qp cq mr pd
+							     cm_id */
+void rdma_res(pid_t pid, int out[RDMA_RES_KINDS]);
+/* "PREFIX: rdma resources of the WHO WHEN: qp N cq N ..." */
+void rdma_res_print(const char *prefix, const char *who, const char *when,
+		    const int r[RDMA_RES_KINDS]);
 
 #endif

@@ -462,49 +462,10 @@ static void burst_ok(CLIENT *cl, int per_thread)
 
 /* ---- cleanup: create / call / destroy cycles ---- */
 
-/* The RDMA resources of a process, per kind, as the kernel's resource
- * tracking reports them: `rdma resource show KIND`, one line per object
- * with "pid N" for user objects, each kind's lines told apart by their
- * first key (iproute2 rdma/res-*.c; a cm_id line also shows lqpn, QP and
- * MR lines pdn, hence the order). One rdma process for all five (batch
- * mode): each exec costs seconds under TCG. */
-static const char *const res_kinds[] = { "qp", "cq", "mr", "pd", "cm_id" };
-static const char *const res_keys[] = { " lqpn ", " cqn ", " mrn ", " pdn ",
-					" cm-idn " };
-static const int res_order[] = { 4, 2, 1, 0, 3 };
-#define NKINDS (sizeof(res_kinds) / sizeof(res_kinds[0]))
-
-static void rdma_res(pid_t pid, int out[NKINDS])
-{
-	char line[512], pat[32];
-	FILE *f;
-
-	snprintf(pat, sizeof(pat), " pid %d ", (int)pid);
-	f = popen("printf 'resource show qp\\nresource show cq\\n"
-		  "resource show mr\\nresource show pd\\n"
-		  "resource show cm_id\\n' | rdma -b - 2>&1", "r");
-	ck_assert_ptr_nonnull(f);
-	memset(out, 0, NKINDS * sizeof(out[0]));
-	while (fgets(line, sizeof(line), f)) {
-		if (!strstr(line, pat))
-			continue;
-		for (size_t i = 0; i < NKINDS; i++) {
-			if (strstr(line, res_keys[res_order[i]])) {
-				out[res_order[i]]++;
-				break;
-			}
-		}
-	}
-	ck_assert_int_eq(pclose(f), 0);
-}
-
 static void res_print(const char *who, const char *when,
-		      const int r[NKINDS])
+		      const int r[RDMA_RES_KINDS])
 {
-	printf("cleanup: rdma resources of the %s %s:", who, when);
-	for (size_t k = 0; k < NKINDS; k++)
-		printf(" %s %d", res_kinds[k], r[k]);
-	printf("\n");
+	rdma_res_print("cleanup", who, when, r);
 }
 
 static double c_worst;	/* the longest cycle */
@@ -516,7 +477,7 @@ static void cycle(uint16_t port, int i, pid_t srv)
 	double t = now_s(), d;
 	struct rpcrdma_opts o;
 	enum clnt_stat st;
-	int r[NKINDS];
+	int r[RDMA_RES_KINDS];
 	CLIENT *cl;
 
 	rpcrdma_opts_default(&o);
@@ -560,8 +521,9 @@ START_TEST(test_cycles)
 	const char *env = getenv("T_FAULTS_CYCLES");
 	int cycles = env ? atoi(env) : 1000;
 	uint16_t port = port_new();
-	int fd0, fd1, fd_mark, r0[NKINDS], rmid[NKINDS], r1[NKINDS], done;
-	int s0[NKINDS], s1[NKINDS];
+	int fd0, fd1, fd_mark, done;
+	int r0[RDMA_RES_KINDS], rmid[RDMA_RES_KINDS], r1[RDMA_RES_KINDS];
+	int s0[RDMA_RES_KINDS], s1[RDMA_RES_KINDS];
 	long rss0, rss_mark = 0, rss1;
 	double t_start, t0, t_mark = 0, t_end, per;
 	pid_t pid;
@@ -585,9 +547,9 @@ START_TEST(test_cycles)
 		rdma_res(getpid(), rmid);
 		clnt_destroy(cl);
 		/* The client's own objects are told apart. */
-		for (size_t k = 0; k < NKINDS; k++)
+		for (size_t k = 0; k < RDMA_RES_KINDS; k++)
 			ck_assert_msg(rmid[k] > r0[k], "%s not seen",
-				      res_kinds[k]);
+				      rdma_res_kinds[k]);
 	}
 
 	printf("cycles: warm-up and resource snapshots took %.1f s\n",
@@ -635,13 +597,13 @@ START_TEST(test_cycles)
 	       "after (%+ld KiB from cycle %d)\n",
 	       rss0, rss_mark, C_MARK, rss1, rss1 - rss_mark, C_MARK);
 	ck_assert_int_eq(fd1, fd0);
-	for (size_t k = 0; k < NKINDS; k++)
+	for (size_t k = 0; k < RDMA_RES_KINDS; k++)
 		ck_assert_msg(r1[k] == r0[k], "%s: %d before, %d after",
-			      res_kinds[k], r0[k], r1[k]);
+			      rdma_res_kinds[k], r0[k], r1[k]);
 	/* The server freed every connection the cycles made. */
-	for (size_t k = 0; k < NKINDS; k++)
+	for (size_t k = 0; k < RDMA_RES_KINDS; k++)
 		ck_assert_msg(s1[k] == s0[k], "server %s: %d before, %d after",
-			      res_kinds[k], s0[k], s1[k]);
+			      rdma_res_kinds[k], s0[k], s1[k]);
 	ck_assert_msg(rss1 - rss_mark < C_RSS_SLACK,
 		      "VmRSS grew by %ld KiB from cycle %d to %d",
 		      rss1 - rss_mark, C_MARK, done);
