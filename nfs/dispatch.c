@@ -20,6 +20,7 @@ void nfs3d_dispatch(const struct nfs3d_proc *tab, unsigned int n,
 	_Alignas(16) char args[NFS3D_ARGBUF];
 	_Alignas(16) char res[NFS3D_ARGBUF];
 	const struct nfs3d_proc *p;
+	unsigned int k;
 	bool reply;
 
 	if (rq->rq_proc >= n || !tab[rq->rq_proc].fn) {
@@ -31,7 +32,10 @@ void nfs3d_dispatch(const struct nfs3d_proc *tab, unsigned int n,
 		svcerr_systemerr(xprt);
 		return;
 	}
-	atomic_fetch_add_explicit(&cnt[rq->rq_proc].calls, 1,
+	k = xprt->xp_netid && strncmp(xprt->xp_netid, "rdma", 4) == 0 ?
+		    NFS3D_RDMA :
+		    NFS3D_TCP;
+	atomic_fetch_add_explicit(&cnt[rq->rq_proc].calls[k], 1,
 				  memory_order_relaxed);
 	memset(args, 0, p->argsz);
 	memset(res, 0, p->ressz);
@@ -43,10 +47,11 @@ void nfs3d_dispatch(const struct nfs3d_proc *tab, unsigned int n,
 	}
 	reply = p->fn(args, res, rq);
 	if (p->has_status && *(const nfsstat3 *)(const void *)res != NFS3_OK)
-		atomic_fetch_add_explicit(&cnt[rq->rq_proc].errors, 1,
+		atomic_fetch_add_explicit(&cnt[rq->rq_proc].errors[k], 1,
 					  memory_order_relaxed);
 	if (nfs3d_exp.verbose)
-		fprintf(stderr, "nfs3d: %s%s%s\n", p->label,
+		fprintf(stderr, "nfs3d: %s %s%s%s\n",
+			k == NFS3D_RDMA ? "rdma" : "tcp", p->label,
 			p->has_status ? " -> " : "",
 			p->has_status ?
 				nfs3d_strstat(*(const nfsstat3 *)(const void *)res) :
@@ -63,13 +68,16 @@ void nfs3d_print_counters(FILE *f, const char *prog,
 			  const struct nfs3d_proc *tab, unsigned int n,
 			  const struct nfs3d_counters *cnt)
 {
-	for (unsigned int i = 0; i < n; i++) {
-		uint64_t c = atomic_load(&cnt[i].calls);
-		uint64_t e = atomic_load(&cnt[i].errors);
+	static const char *const kind[NFS3D_NXPRT] = { "rdma", "tcp" };
 
-		if (c)
-			fprintf(f, "nfs3d: %s %s calls=%" PRIu64
-				" errors=%" PRIu64 "\n", prog, tab[i].label, c,
-				e);
-	}
+	for (unsigned int k = 0; k < NFS3D_NXPRT; k++)
+		for (unsigned int i = 0; i < n; i++) {
+			uint64_t c = atomic_load(&cnt[i].calls[k]);
+			uint64_t e = atomic_load(&cnt[i].errors[k]);
+
+			if (c)
+				fprintf(f, "nfs3d: %s/%s %s calls=%" PRIu64
+					" errors=%" PRIu64 "\n", prog, kind[k],
+					tab[i].label, c, e);
+		}
 }

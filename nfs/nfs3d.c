@@ -3,7 +3,7 @@
  * nfs3d: a userspace NFSv3 server (RFC 1813) for one directory.
  *
  *   nfs3d [-a addr] [-p rdma_port] [-t tcp_port] [-m mount_port]
- *         [-T threads] [-n netids] [-v] DIR
+ *         [-T threads] [-n netids] [-R] [-v] DIR
  *
  * NFS version 3 is served over RPC-over-RDMA (netid "rdma", RFC 8166,
  * port 20049 by default, RFC 5666 section 12's registered port) and over
@@ -36,6 +36,7 @@ static struct {
 	uint16_t rdma_port, tcp_port, mount_port;
 	unsigned int threads;
 	bool rdma, tcp;
+	bool no_rpcbind;
 	bool pooled;
 } cfg = { .rdma_port = 20049, .tcp_port = 2049, .mount_port = 20048,
 	  .threads = 4, .rdma = true, .tcp = true };
@@ -44,13 +45,14 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: nfs3d [-a addr] [-p rdma_port] [-t tcp_port] [-m mount_port]\n"
-		"             [-T threads] [-n netids] [-v] DIR\n"
+		"             [-T threads] [-n netids] [-R] [-v] DIR\n"
 		"  -a addr    listen on this address only (default: all)\n"
 		"  -p port    NFS over rdma (default 20049)\n"
 		"  -t port    NFS over tcp (default 2049)\n"
 		"  -m port    MOUNT over tcp (default 20048)\n"
 		"  -T n       threads serving rdma (default 4; 0: svc_run)\n"
 		"  -n list    netids for NFS: rdma,tcp (default both)\n"
+		"  -R         do not register with rpcbind\n"
 		"  -v         log every call on stderr\n");
 	exit(2);
 }
@@ -100,6 +102,8 @@ static void unregister(void)
 {
 	struct netconfig *nc;
 
+	if (cfg.no_rpcbind)
+		return;
 	if ((nc = getnetconfigent("tcp"))) {
 		rpcb_unset(NFS_PROGRAM, NFS_V3, nc);
 		rpcb_unset(MOUNT_PROGRAM, MOUNT_V3, nc);
@@ -173,8 +177,10 @@ static int serve_tcp(void)
 		fprintf(stderr, "nfs3d: no tcp netid\n");
 		return -1;
 	}
-	rpcb_unset(NFS_PROGRAM, NFS_V3, nc);
-	rpcb_unset(MOUNT_PROGRAM, MOUNT_V3, nc);
+	if (!cfg.no_rpcbind) {
+		rpcb_unset(NFS_PROGRAM, NFS_V3, nc);
+		rpcb_unset(MOUNT_PROGRAM, MOUNT_V3, nc);
+	}
 	if (cfg.tcp) {
 		nfs = tcp_listener(nc, cfg.tcp_port);
 		if (!nfs) {
@@ -182,7 +188,8 @@ static int serve_tcp(void)
 				cfg.tcp_port, clnt_spcreateerror("listen"));
 			return -1;
 		}
-		if (!svc_reg(nfs, NFS_PROGRAM, NFS_V3, nfs3d_nfs_program, nc)) {
+		if (!svc_reg(nfs, NFS_PROGRAM, NFS_V3, nfs3d_nfs_program,
+			     cfg.no_rpcbind ? NULL : nc)) {
 			fprintf(stderr, "nfs3d: NFS over tcp not registered "
 					"with rpcbind (is it running?)\n");
 			if (!svc_reg(nfs, NFS_PROGRAM, NFS_V3,
@@ -196,7 +203,8 @@ static int serve_tcp(void)
 			cfg.mount_port, clnt_spcreateerror("listen"));
 		return -1;
 	}
-	if (!svc_reg(mnt, MOUNT_PROGRAM, MOUNT_V3, nfs3d_mount_program, nc)) {
+	if (!svc_reg(mnt, MOUNT_PROGRAM, MOUNT_V3, nfs3d_mount_program,
+		     cfg.no_rpcbind ? NULL : nc)) {
 		fprintf(stderr, "nfs3d: MOUNT not registered with rpcbind\n");
 		if (!svc_reg(mnt, MOUNT_PROGRAM, MOUNT_V3, nfs3d_mount_program,
 			     NULL))
@@ -213,7 +221,8 @@ static int serve_rdma(void)
 	SVCXPRT *xprt;
 
 	if (nc) {
-		rpcb_unset(NFS_PROGRAM, NFS_V3, nc);
+		if (!cfg.no_rpcbind)
+			rpcb_unset(NFS_PROGRAM, NFS_V3, nc);
 		freenetconfigent(nc);
 	}
 	rpcrdma_opts_default(&o);
@@ -225,7 +234,10 @@ static int serve_rdma(void)
 		return -1;
 	}
 	/* svc_reg, plus rpcbind's SET under "rdma" when rpcbind runs. */
-	if (!rpcrdma_svc_reg(xprt, NFS_PROGRAM, NFS_V3, nfs3d_nfs_program)) {
+	if (cfg.no_rpcbind ?
+		    !svc_reg(xprt, NFS_PROGRAM, NFS_V3, nfs3d_nfs_program, NULL) :
+		    !rpcrdma_svc_reg(xprt, NFS_PROGRAM, NFS_V3,
+				     nfs3d_nfs_program)) {
 		fprintf(stderr, "nfs3d: NFS over rdma not registered\n");
 		return -1;
 	}
@@ -239,7 +251,7 @@ int main(int argc, char **argv)
 	char *list, *tok, *save;
 	int c, rc;
 
-	while ((c = getopt(argc, argv, "a:p:t:m:T:n:vh")) != -1) {
+	while ((c = getopt(argc, argv, "a:p:t:m:T:n:Rvh")) != -1) {
 		switch (c) {
 		case 'a':
 			cfg.addr = optarg;
@@ -272,6 +284,9 @@ int main(int argc, char **argv)
 					usage();
 			}
 			free(list);
+			break;
+		case 'R':
+			cfg.no_rpcbind = true;
 			break;
 		case 'v':
 			nfs3d_exp.verbose = true;

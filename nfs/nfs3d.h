@@ -99,9 +99,11 @@ struct nfs3d_proc {
 	  .ressz = sizeof(rt), .fn = NFS3D_FN(fun), .has_status = st }
 /* Large enough for every program's arguments and results. */
 #define NFS3D_ARGBUF	512
+/* Per procedure, per kind of transport (the calls each netid carried). */
+enum { NFS3D_RDMA, NFS3D_TCP, NFS3D_NXPRT };
 struct nfs3d_counters {
-	_Atomic uint64_t calls;
-	_Atomic uint64_t errors;	/* a status other than NFS3_OK */
+	_Atomic uint64_t calls[NFS3D_NXPRT];
+	_Atomic uint64_t errors[NFS3D_NXPRT];	/* a status but NFS3_OK */
 };
 void nfs3d_dispatch(const struct nfs3d_proc *tab, unsigned int n,
 		    struct nfs3d_counters *cnt, struct svc_req *rq,
