@@ -5,11 +5,14 @@
 # symlink; a hard link; nested directories), unmounted, mounted again,
 # compared byte for byte, copied back and compared; the server restarted
 # under the mount (its file handles must still work); rename, remove,
-# truncate, append, read back; the 2,000 entries removed. Then the same
-# copy in and out over tcp as the control. The server's counters must
+# truncate, append, chmod, touch, mkdir, df, a refused mkfifo, read back;
+# the 2,000 entries removed; 1000 random O_DIRECT reads, writes and
+# truncates checked (tests/vm/fsrand). Then the same copy in and out and
+# 500 random operations over tcp as the control. The server's counters must
 # show WRITE data in read chunks, READ data in write chunks and reply
 # chunks (READDIR, READLINK...). Everything it starts is stopped again.
-# vm-timeout: 840
+# vm-timeout: 480
+[ -x ./tests/vm/fsrand ] || { echo "66-nfs3d: tests/vm/fsrand not built"; exit 1; }
 for c in rpcbind mount.nfs umount cmp diff; do
 	command -v $c >/dev/null || { echo "$c not installed"; exit 77; }
 done
@@ -131,7 +134,12 @@ for i in $(seq 2000); do echo "$i" >"$src/dir2000/entry-$i"; done
 say "tree: $(du -sb "$src" | cut -f1) bytes, $(find "$src" | wc -l) names (f_big $BIG bytes)"
 
 start_server
-rpcinfo -p "$B" 2>/dev/null | grep -E "100003|100005" | sed 's/^/66-nfs3d:   rpcinfo: /'
+# rpcbind version 4's dump lists every netid, rdma too.
+r=$(rpcinfo "$B" 2>&1 | grep -E "^ *10000[35] ")
+echo "$r" | sed 's/^/66-nfs3d:   rpcinfo: /'
+echo "$r" | grep -Eq "^ *100003 +3 +rdma " || die "NFS over rdma not registered with rpcbind"
+echo "$r" | grep -Eq "^ *100003 +3 +tcp " || die "NFS over tcp not registered with rpcbind"
+echo "$r" | grep -Eq "^ *100005 +3 +tcp " || die "MOUNT not registered with rpcbind"
 
 # ---- over rdma ----
 do_mount rdma $RDMA_PORT
@@ -153,6 +161,13 @@ say "rdma: read chunks (WRITE data) $rc, write chunks (READ data) $wc, reply chu
 [ "${rc:-0}" -gt 0 ] || die "no WRITE data came in read chunks"
 [ "${wc:-0}" -gt 0 ] || die "no READ data went in write chunks"
 [ "${pc:-0}" -gt 0 ] || die "no reply chunk was used"
+# The kernel client always sets R (RFC 8797): replies to calls naming one
+# rkey revoke it by Send With Invalidate.
+[ "${ri:-0}" -gt 0 ] || die "no Send With Invalidate"
+procs() {	# counters kind
+	echo "$1" | sed -n "s|^nfs3d: nfs/$2 \([A-Z]*\) calls=\([0-9]*\).*|\1:\2|p" | tr '\n' ' '
+}
+say "procedures over rdma, first server: $(procs "$c" rdma)"
 
 # The server restarts under the mount: the client's handles stay valid.
 stop_server
@@ -181,9 +196,21 @@ cmp "$mnt/f_4096" "$mnt/hard_4096" || die "hard link after append"
 { head -c 100 "$src/f_4095"; head -c 10 /dev/zero; tail -c +111 "$src/f_4095"; } |
 	cmp - "$mnt/f_4095" || die "overwrite result"
 say "rdma: rename, remove, truncate, append, overwrite: read back as expected"
+chmod 0600 "$mnt/f_0" && [ "$(stat -c %a "$mnt/f_0")" = 600 ] || die "chmod"
+touch -d "2001-02-03 04:05:06 UTC" "$mnt/f_0" &&
+	[ "$(stat -c %Y "$mnt/f_0")" = 981173106 ] || die "touch -d"
+mkdir "$mnt/newdir" && rmdir "$mnt/newdir" || die "mkdir, rmdir"
+mkfifo "$mnt/fifo" 2>/dev/null && die "mkfifo (MKNOD) should be refused"
+[ ! -e "$mnt/fifo" ] || die "a refused fifo exists"
+df -k "$mnt" | tail -n 1 | grep -q "$exp" || die "df (FSSTAT)"
+say "rdma: chmod, touch -d, mkdir/rmdir, df; mkfifo refused (MKNOD: NFS3ERR_NOTSUPP)"
 rm -r "$mnt/dir2000" && [ ! -e "$mnt/dir2000" ] || die "rm -r of 2000 entries"
 [ "$(ls -A "$mnt" | wc -l)" = 10 ] || die "root has $(ls -A "$mnt" | wc -l) names: $(ls -A "$mnt" | tr '\n' ' ')"
 say "rdma: 2000 entries removed; the root lists $(ls -A "$mnt" | tr '\n' ' ')"
+o=$(./tests/vm/fsrand "$mnt/fsrand" 1000 $RANDOM 4194304 2>&1) ||
+	die "fsrand over rdma: $o"
+say "rdma: $o"
+rm -f "$mnt/fsrand"
 umount "$mnt" || die "umount rdma"
 
 # ---- over tcp, the control ----
@@ -195,10 +222,28 @@ compare "$src" "$mnt" "tcp, after remount"
 hardlink_ok "$mnt" "tcp"
 cp -a "$mnt/." "$back/" || die "copy back over tcp"
 compare "$src" "$back" "tcp, copied back"
+o=$(./tests/vm/fsrand "$mnt/fsrand" 500 $RANDOM 4194304 2>&1) ||
+	die "fsrand over tcp: $o"
+say "tcp: $o"
+mv "$mnt/f_0" "$mnt/g_0" && rm -r "$mnt/a" "$mnt/dir2000" && [ ! -e "$mnt/a" ] ||
+	die "rename, rm -r over tcp"
+say "tcp: rename, rm -r"
 umount "$mnt" || die "umount tcp"
 
 c=$(counters)
 echo "$c" | sed 's/^/66-nfs3d:   /'
 bad=$(echo "$c" | grep "rdma other:" | field send_failures)
 [ "${bad:-0}" = 0 ] || die "replies not sent: $bad"
+# What the kernel client called over each transport (this server's run).
+for k in rdma tcp; do
+	say "procedures over $k, second server: $(procs "$c" $k)"
+done
+for p in READ WRITE; do
+	for k in rdma tcp; do
+		echo "$c" | grep -q "^nfs3d: nfs/$k $p calls=" ||
+			die "no $p over $k"
+	done
+done
+echo "$c" | grep -q "^nfs3d: nfs/rdma MKNOD calls=1 errors=1" ||
+	die "MKNOD was not refused once over rdma"
 say "passed"
