@@ -12,7 +12,10 @@
  * Everything in a handle is the client's to forge: a malformed one is
  * NFS3ERR_BADHANDLE, one of another export or of a removed file
  * NFS3ERR_STALE, and an object is opened for I/O only once an O_PATH
- * open showed it is a regular file (never a device's open()).
+ * open showed it is a regular file (never a device's open()). A handle
+ * must name an object of the exported file system (st_dev), but not
+ * necessarily one under the exported directory (no subtree check, as
+ * the Linux server's default): export a file system of its own.
  */
 #define _GNU_SOURCE
 #include <errno.h>
