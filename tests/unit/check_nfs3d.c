@@ -30,6 +30,24 @@ static pid_t srv = -1;
 static uint16_t nfs_port, mnt_port;
 static CLIENT *nfs, *mnt;
 static nfs_fh3 root;
+static int srv_fds;	/* the server's open files once both clients are in */
+
+static int count_fds(pid_t pid)
+{
+	char path[64], cmd[96];
+	int n = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+	snprintf(cmd, sizeof(cmd), "ls %s | wc -l", path);
+	f = popen(cmd, "r");
+	if (f) {
+		if (fscanf(f, "%d", &n) != 1)
+			n = -1;
+		pclose(f);
+	}
+	return n;
+}
 
 #define XP(f)	((xdrproc_t)(void (*)(void))(f))
 
@@ -99,12 +117,21 @@ static void start_server(void)
 	}
 	mnt = connect_to(mnt_port, MOUNT_PROGRAM);
 	nfs = connect_to(nfs_port, NFS_PROGRAM);
+	/* The server has taken both connections once a call was answered. */
+	ck_assert_int_eq(nfsproc3_null_3(NULL, NULL, nfs), RPC_SUCCESS);
+	ck_assert_int_eq(mountproc3_null_3(NULL, NULL, mnt), RPC_SUCCESS);
+	srv_fds = count_fds(srv);
+	ck_assert_int_gt(srv_fds, 0);
 }
 
 static void stop_server(void)
 {
 	int st;
 
+	/* Every descriptor a call opened was closed again, error paths
+	 * included. */
+	if (srv > 0 && nfs)
+		ck_assert_int_eq(count_fds(srv), srv_fds);
 	if (nfs) {
 		auth_destroy(nfs->cl_auth);
 		clnt_destroy(nfs);
