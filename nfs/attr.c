@@ -17,13 +17,27 @@ void nfs3d_fattr(const struct stat *st, fattr3 *a)
 {
 	memset(a, 0, sizeof(*a));
 	switch (st->st_mode & S_IFMT) {
-	case S_IFREG: a->type = NF3REG; break;
-	case S_IFDIR: a->type = NF3DIR; break;
-	case S_IFBLK: a->type = NF3BLK; break;
-	case S_IFCHR: a->type = NF3CHR; break;
-	case S_IFLNK: a->type = NF3LNK; break;
-	case S_IFSOCK: a->type = NF3SOCK; break;
-	default: a->type = NF3FIFO; break;
+	case S_IFREG:
+		a->type = NF3REG;
+		break;
+	case S_IFDIR:
+		a->type = NF3DIR;
+		break;
+	case S_IFBLK:
+		a->type = NF3BLK;
+		break;
+	case S_IFCHR:
+		a->type = NF3CHR;
+		break;
+	case S_IFLNK:
+		a->type = NF3LNK;
+		break;
+	case S_IFSOCK:
+		a->type = NF3SOCK;
+		break;
+	default:
+		a->type = NF3FIFO;
+		break;
 	}
 	a->mode = st->st_mode & 07777;
 	a->nlink = (nfs3_uint32)st->st_nlink;
@@ -89,10 +103,10 @@ void nfs3d_wcc(const pre_op_attr *pre, int fd, wcc_data *w)
  * UTIME_NOW / UTIME_OMIT) is clamped, never passed through. */
 static struct timespec nfs_ts(const nfstime3 *t)
 {
-	struct timespec ts = { .tv_sec = t->seconds,
-			       .tv_nsec = t->nseconds < 1000000000 ?
-						  (long)t->nseconds :
-						  999999999 };
+	struct timespec ts = {.tv_sec = t->seconds,
+			      .tv_nsec = t->nseconds < 1000000000
+					     ? (long)t->nseconds
+					     : 999999999};
 
 	return ts;
 }
@@ -105,8 +119,8 @@ static struct timespec nfs_ts(const nfstime3 *t)
  */
 nfsstat3 nfs3d_sattr_apply(int fd, const sattr3 *sa)
 {
-	struct timespec ts[2] = { { .tv_nsec = UTIME_OMIT },
-				  { .tv_nsec = UTIME_OMIT } };
+	struct timespec ts[2] = {{.tv_nsec = UTIME_OMIT},
+				 {.tv_nsec = UTIME_OMIT}};
 	char proc[40];
 	struct stat st;
 	uid_t uid = (uid_t)-1;
@@ -160,9 +174,11 @@ void nfs3d_own_new(int dirfd, const char *leaf, const sattr3 *sa,
 	if (rq->rq_cred.oa_flavor != AUTH_SYS || !rq->rq_clntcred)
 		return;
 	au = (const struct authunix_parms *)rq->rq_clntcred;
-	if (fchownat(dirfd, leaf, sa && sa->uid.set_it ? (uid_t)-1 : au->aup_uid,
+	if (fchownat(dirfd, leaf,
+		     sa && sa->uid.set_it ? (uid_t)-1 : au->aup_uid,
 		     sa && sa->gid.set_it ? (gid_t)-1 : au->aup_gid,
-		     AT_SYMLINK_NOFOLLOW) < 0 && nfs3d_exp.verbose)
+		     AT_SYMLINK_NOFOLLOW) < 0 &&
+	    nfs3d_exp.verbose)
 		fprintf(stderr, "nfs3d: chown %s: %s\n", leaf, strerror(errno));
 }
 

@@ -21,19 +21,19 @@
 #include <unistd.h>
 #include "nfs3d.h"
 
-#define XDR_RUP(n)	(((n) + 3u) & ~3u)
+#define XDR_RUP(n) (((n) + 3u) & ~3u)
 /* status, post_op_attr with attributes, cookieverf, the list's end
  * marker and eof: READDIR3resok and READDIRPLUS3resok alike. */
-#define DIR_FIXED	(4u + 4u + 84u + 8u + 4u + 4u)
+#define DIR_FIXED (4u + 4u + 84u + 8u + 4u + 4u)
 /* value_follows, fileid, name length, cookie: before the name's bytes */
-#define ENTRY_FIXED	(4u + 8u + 4u + 8u)
+#define ENTRY_FIXED (4u + 8u + 4u + 8u)
 /* post_op_attr and post_op_fh3, at most */
-#define ENTRY_PLUS	(4u + 84u + 4u + 4u + NFS3_FHSIZE)
+#define ENTRY_PLUS (4u + 84u + 4u + 4u + NFS3_FHSIZE)
 
 struct dir_scan {
 	int fd;
-	uint32_t max;		/* bytes of the whole result */
-	uint32_t dirmax;	/* READDIRPLUS: bytes of fileid, name, cookie */
+	uint32_t max;	 /* bytes of the whole result */
+	uint32_t dirmax; /* READDIRPLUS: bytes of fileid, name, cookie */
 	bool plus;
 	uint32_t used, dirused;
 	bool eof;
@@ -57,8 +57,8 @@ static void plus_extras(int dfd, entryplus3 *e)
 	    fstatat(dfd, e->name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return;
 	nfs3d_post_attr_st(&st, &e->name_attributes);
-	if (nfs3d_fh_make(dfd, e->name, &st, &e->name_handle.post_op_fh3_u.handle) ==
-	    NFS3_OK)
+	if (nfs3d_fh_make(dfd, e->name, &st,
+			  &e->name_handle.post_op_fh3_u.handle) == NFS3_OK)
 		e->name_handle.handle_follows = TRUE;
 }
 
@@ -83,7 +83,8 @@ static nfsstat3 dir_scan(struct dir_scan *sc, cookie3 cookie, void **head)
 			return NFS3_OK;
 		}
 		for (ssize_t off = 0; off < n;) {
-			struct dirent64 *d = (struct dirent64 *)(void *)(buf + off);
+			struct dirent64 *d =
+			    (struct dirent64 *)(void *)(buf + off);
 			uint32_t len = (uint32_t)strlen(d->d_name);
 			uint32_t esz = ENTRY_FIXED + XDR_RUP(len);
 			uint32_t dsz = 8 + 4 + XDR_RUP(len) + 8;
@@ -93,7 +94,7 @@ static nfsstat3 dir_scan(struct dir_scan *sc, cookie3 cookie, void **head)
 				esz += ENTRY_PLUS;
 			if (sc->used + esz > sc->max ||
 			    (sc->plus && sc->dirused + dsz > sc->dirmax))
-				return NFS3_OK;	/* full: not at eof */
+				return NFS3_OK; /* full: not at eof */
 			if (sc->plus) {
 				entryplus3 *e = calloc(1, sizeof(*e));
 
@@ -148,7 +149,7 @@ static nfsstat3 dir_run(const nfs_fh3 *fh, cookie3 cookie, struct dir_scan *sc,
 bool nfs3d_readdir(READDIR3args *a, READDIR3res *r, struct svc_req *rq)
 {
 	READDIR3resok *ok = &r->READDIR3res_u.resok;
-	struct dir_scan sc = { .max = a->count };
+	struct dir_scan sc = {.max = a->count};
 	entry3 *head = NULL;
 
 	(void)rq;
@@ -177,8 +178,8 @@ bool nfs3d_readdirplus(READDIRPLUS3args *a, READDIRPLUS3res *r,
 		       struct svc_req *rq)
 {
 	READDIRPLUS3resok *ok = &r->READDIRPLUS3res_u.resok;
-	struct dir_scan sc = { .max = a->maxcount, .dirmax = a->dircount,
-			       .plus = true };
+	struct dir_scan sc = {
+	    .max = a->maxcount, .dirmax = a->dircount, .plus = true};
 	entryplus3 *head = NULL;
 
 	(void)rq;
@@ -192,7 +193,7 @@ bool nfs3d_readdirplus(READDIRPLUS3args *a, READDIRPLUS3res *r,
 		while (head) {
 			entryplus3 *next = head->nextentry;
 
-			head->nextentry = NULL;	/* xdr_free follows it */
+			head->nextentry = NULL; /* xdr_free follows it */
 			xdr_free(NFS3D_XDR(xdr_entryplus3), (char *)head);
 			free(head);
 			head = next;

@@ -32,9 +32,9 @@ void nfs3d_dispatch(const struct nfs3d_proc *tab, unsigned int n,
 		svcerr_systemerr(xprt);
 		return;
 	}
-	k = xprt->xp_netid && strncmp(xprt->xp_netid, "rdma", 4) == 0 ?
-		    NFS3D_RDMA :
-		    NFS3D_TCP;
+	k = xprt->xp_netid && strncmp(xprt->xp_netid, "rdma", 4) == 0
+		? NFS3D_RDMA
+		: NFS3D_TCP;
 	atomic_fetch_add_explicit(&cnt[rq->rq_proc].calls[k], 1,
 				  memory_order_relaxed);
 	memset(args, 0, p->argsz);
@@ -53,9 +53,9 @@ void nfs3d_dispatch(const struct nfs3d_proc *tab, unsigned int n,
 		fprintf(stderr, "nfs3d: %s %s%s%s\n",
 			k == NFS3D_RDMA ? "rdma" : "tcp", p->label,
 			p->has_status ? " -> " : "",
-			p->has_status ?
-				nfs3d_strstat(*(const nfsstat3 *)(const void *)res) :
-				"");
+			p->has_status ? nfs3d_strstat(*(
+					    const nfsstat3 *)(const void *)res)
+				      : "");
 	if (reply && !svc_sendreply(xprt, p->xres, res))
 		fprintf(stderr, "nfs3d: %s: the reply could not be sent\n",
 			p->label);
@@ -68,7 +68,7 @@ void nfs3d_print_counters(FILE *f, const char *prog,
 			  const struct nfs3d_proc *tab, unsigned int n,
 			  const struct nfs3d_counters *cnt)
 {
-	static const char *const kind[NFS3D_NXPRT] = { "rdma", "tcp" };
+	static const char *const kind[NFS3D_NXPRT] = {"rdma", "tcp"};
 
 	for (unsigned int k = 0; k < NFS3D_NXPRT; k++)
 		for (unsigned int i = 0; i < n; i++) {
@@ -76,8 +76,9 @@ void nfs3d_print_counters(FILE *f, const char *prog,
 			uint64_t e = atomic_load(&cnt[i].errors[k]);
 
 			if (c)
-				fprintf(f, "nfs3d: %s/%s %s calls=%" PRIu64
-					" errors=%" PRIu64 "\n", prog, kind[k],
-					tab[i].label, c, e);
+				fprintf(f,
+					"nfs3d: %s/%s %s calls=%" PRIu64
+					" errors=%" PRIu64 "\n",
+					prog, kind[k], tab[i].label, c, e);
 		}
 }

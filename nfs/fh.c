@@ -29,22 +29,29 @@
 #include <arpa/inet.h>
 #include "nfs3d.h"
 
-#define FH_VERSION	1
-#define FH_HDR		12
-#define FH_MAXKERN	(NFS3_FHSIZE - FH_HDR)
+#define FH_VERSION 1
+#define FH_HDR	   12
+#define FH_MAXKERN (NFS3_FHSIZE - FH_HDR)
 
-struct nfs3d_export nfs3d_exp = { .root_fd = -1 };
+struct nfs3d_export nfs3d_exp = {.root_fd = -1};
 
 static ftype3 ftype_of(mode_t m)
 {
 	switch (m & S_IFMT) {
-	case S_IFREG: return NF3REG;
-	case S_IFDIR: return NF3DIR;
-	case S_IFBLK: return NF3BLK;
-	case S_IFCHR: return NF3CHR;
-	case S_IFLNK: return NF3LNK;
-	case S_IFSOCK: return NF3SOCK;
-	default: return NF3FIFO;
+	case S_IFREG:
+		return NF3REG;
+	case S_IFDIR:
+		return NF3DIR;
+	case S_IFBLK:
+		return NF3BLK;
+	case S_IFCHR:
+		return NF3CHR;
+	case S_IFLNK:
+		return NF3LNK;
+	case S_IFSOCK:
+		return NF3SOCK;
+	default:
+		return NF3FIFO;
 	}
 }
 
@@ -62,7 +69,7 @@ static nfsstat3 fh_from_fd(int fd, const struct stat *st, nfs_fh3 *out)
 	out->data.data_len = 0;
 	out->data.data_val = NULL;
 	if (st->st_dev != nfs3d_exp.dev)
-		return NFS3ERR_ACCES;	/* another file system: not exported */
+		return NFS3ERR_ACCES; /* another file system: not exported */
 	k.h.handle_bytes = MAX_HANDLE_SZ;
 	if (name_to_handle_at(fd, "", &k.h, &mnt, AT_EMPTY_PATH) < 0)
 		return nfs3d_errno(errno);
@@ -101,7 +108,7 @@ nfsstat3 nfs3d_fh_make(int dirfd, const char *leaf, const struct stat *st,
 	if (fstat(fd, &st2) < 0)
 		s = nfs3d_errno(errno);
 	else if (st && (st2.st_ino != st->st_ino || st2.st_dev != st->st_dev))
-		s = NFS3ERR_JUKEBOX;	/* replaced meanwhile: ask again */
+		s = NFS3ERR_JUKEBOX; /* replaced meanwhile: ask again */
 	else
 		s = fh_from_fd(fd, &st2, out);
 	close(fd);
@@ -140,7 +147,7 @@ static nfsstat3 fh_open_path(const nfs_fh3 *fh, int flags, ftype3 *type,
 		return NFS3ERR_BADHANDLE;
 	memcpy(&v32, p + 8, 4);
 	if (ntohl(v32) != nfs3d_exp.tag)
-		return NFS3ERR_STALE;	/* another export, or its old self */
+		return NFS3ERR_STALE; /* another export, or its old self */
 	*type = (ftype3)p[1];
 	memcpy(&v32, p + 4, 4);
 	k.h.handle_type = (int)ntohl(v32);
@@ -207,9 +214,10 @@ nfsstat3 nfs3d_fh_open(const nfs_fh3 *fh, enum nfs3d_open how, int *fdp)
 	/* Reopen the object the O_PATH descriptor holds, now that its type
 	 * is known to be safe to open. */
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-	rfd = open(proc, (how == FH_WRITE ? O_WRONLY :
-			  how == FH_READDIR ? O_RDONLY | O_DIRECTORY :
-					      O_RDONLY) | O_CLOEXEC);
+	rfd = open(proc, (how == FH_WRITE     ? O_WRONLY
+			  : how == FH_READDIR ? O_RDONLY | O_DIRECTORY
+					      : O_RDONLY) |
+			     O_CLOEXEC);
 	s = rfd < 0 ? nfs3d_errno(errno) : NFS3_OK;
 	close(fd);
 	*fdp = rfd;
@@ -234,8 +242,8 @@ int nfs3d_export_init(const char *dir)
 	}
 	strcpy(nfs3d_exp.path, rp);
 	free(rp);
-	nfs3d_exp.root_fd = open(nfs3d_exp.path,
-				 O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	nfs3d_exp.root_fd =
+	    open(nfs3d_exp.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (nfs3d_exp.root_fd < 0)
 		return -errno;
 	if (fstat(nfs3d_exp.root_fd, &st) < 0)
@@ -244,8 +252,8 @@ int nfs3d_export_init(const char *dir)
 	nfs3d_exp.root_ino = st.st_ino;
 	/* FNV-1a of device and inode: the same export after a restart. */
 	v = 2166136261u;
-	for (uint64_t x = ((uint64_t)st.st_dev << 32) ^ st.st_ino, i = 0;
-	     i < 8; i++, x >>= 8)
+	for (uint64_t x = ((uint64_t)st.st_dev << 32) ^ st.st_ino, i = 0; i < 8;
+	     i++, x >>= 8)
 		v = (v ^ (uint32_t)(x & 0xff)) * 16777619u;
 	nfs3d_exp.tag = v;
 	/* The write verifier changes with every boot of the server (RFC 1813

@@ -99,26 +99,30 @@ static bool mnt_export(void *a, exports *r, struct svc_req *rq)
 	return true;
 }
 
-#define VOIDP(lbl, f, rt)                                                     \
-	{ .label = lbl, .xargs = NFS3D_XDR(xdr_void),                         \
-	  .xres = NFS3D_XDR(xdr_##rt), .ressz = sizeof(rt),                  \
-	  .fn = NFS3D_FN(f) }
+#define VOIDP(lbl, f, rt)                                                      \
+	{                                                                      \
+		.label = lbl, .xargs = NFS3D_XDR(xdr_void),                    \
+		.xres = NFS3D_XDR(xdr_##rt), .ressz = sizeof(rt),              \
+		.fn = NFS3D_FN(f)                                              \
+	}
 
 static const struct nfs3d_proc mnt_procs[] = {
-	[MOUNTPROC3_NULL] = { .label = "NULL", .xargs = NFS3D_XDR(xdr_void),
-			      .xres = NFS3D_XDR(xdr_void), .fn = mnt_null },
-	[MOUNTPROC3_MNT] = NFS3D_PROC("MNT", mnt_mnt, dirpath, mountres3,
-				      true),
-	[MOUNTPROC3_DUMP] = VOIDP("DUMP", mnt_dump, mountlist),
-	[MOUNTPROC3_UMNT] = { .label = "UMNT", .xargs = NFS3D_XDR(xdr_dirpath),
-			      .argsz = sizeof(dirpath),
-			      .xres = NFS3D_XDR(xdr_void),
-			      .fn = NFS3D_FN(mnt_umnt) },
-	[MOUNTPROC3_UMNTALL] = { .label = "UMNTALL",
-				 .xargs = NFS3D_XDR(xdr_void),
-				 .xres = NFS3D_XDR(xdr_void),
-				 .fn = mnt_null },
-	[MOUNTPROC3_EXPORT] = VOIDP("EXPORT", mnt_export, exports),
+    [MOUNTPROC3_NULL] = {.label = "NULL",
+			 .xargs = NFS3D_XDR(xdr_void),
+			 .xres = NFS3D_XDR(xdr_void),
+			 .fn = mnt_null},
+    [MOUNTPROC3_MNT] = NFS3D_PROC("MNT", mnt_mnt, dirpath, mountres3, true),
+    [MOUNTPROC3_DUMP] = VOIDP("DUMP", mnt_dump, mountlist),
+    [MOUNTPROC3_UMNT] = {.label = "UMNT",
+			 .xargs = NFS3D_XDR(xdr_dirpath),
+			 .argsz = sizeof(dirpath),
+			 .xres = NFS3D_XDR(xdr_void),
+			 .fn = NFS3D_FN(mnt_umnt)},
+    [MOUNTPROC3_UMNTALL] = {.label = "UMNTALL",
+			    .xargs = NFS3D_XDR(xdr_void),
+			    .xres = NFS3D_XDR(xdr_void),
+			    .fn = mnt_null},
+    [MOUNTPROC3_EXPORT] = VOIDP("EXPORT", mnt_export, exports),
 };
 #define MNT_NPROCS (sizeof(mnt_procs) / sizeof(mnt_procs[0]))
 

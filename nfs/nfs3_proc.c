@@ -145,7 +145,8 @@ static bool nfs3_access(ACCESS3args *a, ACCESS3res *r, struct svc_req *rq)
 		return true;
 	if (fstat(fd, &st) < 0) {
 		r->status = nfs3d_errno(errno);
-		r->ACCESS3res_u.resfail.obj_attributes.attributes_follow = FALSE;
+		r->ACCESS3res_u.resfail.obj_attributes.attributes_follow =
+		    FALSE;
 		close(fd);
 		return true;
 	}
@@ -176,8 +177,7 @@ static bool nfs3_access(ACCESS3args *a, ACCESS3res *r, struct svc_req *rq)
 }
 
 /* 3.3.5 READLINK */
-static bool nfs3_readlink(READLINK3args *a, READLINK3res *r,
-			  struct svc_req *rq)
+static bool nfs3_readlink(READLINK3args *a, READLINK3res *r, struct svc_req *rq)
 {
 	READLINK3resok *ok = &r->READLINK3res_u.resok;
 	char *buf;
@@ -195,8 +195,8 @@ static bool nfs3_readlink(READLINK3args *a, READLINK3res *r,
 		n = readlinkat(fd, "", buf, PATH_MAX);
 		if (n < 0) {
 			/* Not a symlink: ENOENT from readlinkat. */
-			r->status = errno == ENOENT ? NFS3ERR_INVAL :
-						      nfs3d_errno(errno);
+			r->status = errno == ENOENT ? NFS3ERR_INVAL
+						    : nfs3d_errno(errno);
 			free(buf);
 		} else {
 			buf[n] = '\0';
@@ -228,8 +228,9 @@ static bool nfs3_read(READ3args *a, READ3res *r, struct svc_req *rq)
 			int pfd;
 
 			if (nfs3d_fh_open(&a->file, FH_PATH, &pfd) == NFS3_OK) {
-				nfs3d_post_attr(pfd,
-						&r->READ3res_u.resfail.file_attributes);
+				nfs3d_post_attr(
+				    pfd,
+				    &r->READ3res_u.resfail.file_attributes);
 				close(pfd);
 			}
 		}
@@ -238,7 +239,7 @@ static bool nfs3_read(READ3args *a, READ3res *r, struct svc_req *rq)
 	if (count > NFS3D_MAXIO)
 		count = NFS3D_MAXIO;
 	if (a->offset > INT64_MAX)
-		count = 0;	/* past any file's end */
+		count = 0; /* past any file's end */
 	buf = malloc(count ? count : 1);
 	if (!buf) {
 		r->status = NFS3ERR_JUKEBOX;
@@ -254,7 +255,8 @@ static bool nfs3_read(READ3args *a, READ3res *r, struct svc_req *rq)
 		if (n < 0) {
 			r->status = nfs3d_errno(errno);
 			free(buf);
-			nfs3d_post_attr(fd, &r->READ3res_u.resfail.file_attributes);
+			nfs3d_post_attr(fd,
+					&r->READ3res_u.resfail.file_attributes);
 			close(fd);
 			return true;
 		}
@@ -309,7 +311,7 @@ static bool nfs3_write(WRITE3args *a, WRITE3res *r, struct svc_req *rq)
 			continue;
 		if (n < 0) {
 			if (done)
-				break;	/* a short write is still a write */
+				break; /* a short write is still a write */
 			r->status = nfs3d_errno(errno);
 			goto out;
 		}
@@ -324,7 +326,7 @@ static bool nfs3_write(WRITE3args *a, WRITE3res *r, struct svc_req *rq)
 	ok->committed = a->stable;
 	memcpy(ok->verf, nfs3d_exp.verf, sizeof(ok->verf));
 out:
-	nfs3d_wcc(&pre, fd, &ok->file_wcc);	/* resfail: the same wcc_data */
+	nfs3d_wcc(&pre, fd, &ok->file_wcc); /* resfail: the same wcc_data */
 	close(fd);
 	return true;
 }
@@ -407,7 +409,8 @@ static bool nfs3_create(CREATE3args *a, CREATE3res *r, struct svc_req *rq)
 	}
 	fd = openat(dfd, leaf, flags, mode);
 	if (fd < 0 && errno == EEXIST && a->how.mode == EXCLUSIVE) {
-		/* A retransmission finds the file it created (same verifier). */
+		/* A retransmission finds the file it created (same verifier).
+		 */
 		verf_times(a->how.createhow3_u.verf, ts);
 		if (fstatat(dfd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 		    S_ISREG(st.st_mode) && st.st_atim.tv_sec == ts[0].tv_sec &&
@@ -452,8 +455,8 @@ static bool nfs3_mkdir(MKDIR3args *a, MKDIR3res *r, struct svc_req *rq)
 	MKDIR3resok *ok = &r->MKDIR3res_u.resok;
 	const char *leaf = a->where.name;
 	const sattr3 *sa = &a->attributes;
-	mode_t mode = sa->mode.set_it ? sa->mode.set_mode3_u.mode & 07777 :
-					0755;
+	mode_t mode =
+	    sa->mode.set_it ? sa->mode.set_mode3_u.mode & 07777 : 0755;
 	pre_op_attr pre;
 	sattr3 rest;
 	int dfd, fd;
@@ -530,9 +533,9 @@ static bool nfs3_mknod(MKNOD3args *a, MKNOD3res *r, struct svc_req *rq)
 	r->status = nfs3d_name_ok(a->where.name, false);
 	if (r->status == NFS3_OK)
 		r->status = a->what.type == NF3REG || a->what.type == NF3DIR ||
-					    a->what.type == NF3LNK ?
-				    NFS3ERR_BADTYPE :
-				    NFS3ERR_NOTSUPP;
+				    a->what.type == NF3LNK
+				? NFS3ERR_BADTYPE
+				: NFS3ERR_NOTSUPP;
 	nfs3d_wcc(NULL, dfd, &r->MKNOD3res_u.resfail.dir_wcc);
 	close(dfd);
 	return true;
@@ -562,7 +565,8 @@ static nfsstat3 remove_common(diropargs3 *d, int flags, wcc_data *w)
 static bool nfs3_remove(REMOVE3args *a, REMOVE3res *r, struct svc_req *rq)
 {
 	(void)rq;
-	r->status = remove_common(&a->object, 0, &r->REMOVE3res_u.resok.dir_wcc);
+	r->status =
+	    remove_common(&a->object, 0, &r->REMOVE3res_u.resok.dir_wcc);
 	return true;
 }
 
@@ -687,14 +691,13 @@ static bool nfs3_fsinfo(FSINFO3args *a, FSINFO3res *r, struct svc_req *rq)
 	ok->maxfilesize = INT64_MAX;
 	ok->time_delta.seconds = 0;
 	ok->time_delta.nseconds = 1;
-	ok->properties = FSF3_LINK | FSF3_SYMLINK | FSF3_HOMOGENEOUS |
-			 FSF3_CANSETTIME;
+	ok->properties =
+	    FSF3_LINK | FSF3_SYMLINK | FSF3_HOMOGENEOUS | FSF3_CANSETTIME;
 	return true;
 }
 
 /* 3.3.20 PATHCONF */
-static bool nfs3_pathconf(PATHCONF3args *a, PATHCONF3res *r,
-			  struct svc_req *rq)
+static bool nfs3_pathconf(PATHCONF3args *a, PATHCONF3res *r, struct svc_req *rq)
 {
 	PATHCONF3resok *ok = &r->PATHCONF3res_u.resok;
 	long v;
@@ -740,51 +743,51 @@ static bool nfs3_commit(COMMIT3args *a, COMMIT3res *r, struct svc_req *rq)
 }
 
 static const struct nfs3d_proc nfs3_procs[] = {
-	[NFSPROC3_NULL] = { .label = "NULL", .xargs = NFS3D_XDR(xdr_void),
-			    .xres = NFS3D_XDR(xdr_void), .fn = nfs3_null },
-	[NFSPROC3_GETATTR] = NFS3D_PROC("GETATTR", nfs3_getattr, GETATTR3args,
-					GETATTR3res, true),
-	[NFSPROC3_SETATTR] = NFS3D_PROC("SETATTR", nfs3_setattr, SETATTR3args,
-					SETATTR3res, true),
-	[NFSPROC3_LOOKUP] = NFS3D_PROC("LOOKUP", nfs3_lookup, LOOKUP3args,
-				       LOOKUP3res, true),
-	[NFSPROC3_ACCESS] = NFS3D_PROC("ACCESS", nfs3_access, ACCESS3args,
-				       ACCESS3res, true),
-	[NFSPROC3_READLINK] = NFS3D_PROC("READLINK", nfs3_readlink,
-					 READLINK3args, READLINK3res, true),
-	[NFSPROC3_READ] = NFS3D_PROC("READ", nfs3_read, READ3args, READ3res,
-				     true),
-	[NFSPROC3_WRITE] = NFS3D_PROC("WRITE", nfs3_write, WRITE3args,
-				      WRITE3res, true),
-	[NFSPROC3_CREATE] = NFS3D_PROC("CREATE", nfs3_create, CREATE3args,
-				       CREATE3res, true),
-	[NFSPROC3_MKDIR] = NFS3D_PROC("MKDIR", nfs3_mkdir, MKDIR3args,
-				      MKDIR3res, true),
-	[NFSPROC3_SYMLINK] = NFS3D_PROC("SYMLINK", nfs3_symlink, SYMLINK3args,
-					SYMLINK3res, true),
-	[NFSPROC3_MKNOD] = NFS3D_PROC("MKNOD", nfs3_mknod, MKNOD3args,
-				      MKNOD3res, true),
-	[NFSPROC3_REMOVE] = NFS3D_PROC("REMOVE", nfs3_remove, REMOVE3args,
-				       REMOVE3res, true),
-	[NFSPROC3_RMDIR] = NFS3D_PROC("RMDIR", nfs3_rmdir, RMDIR3args,
-				      RMDIR3res, true),
-	[NFSPROC3_RENAME] = NFS3D_PROC("RENAME", nfs3_rename, RENAME3args,
-				       RENAME3res, true),
-	[NFSPROC3_LINK] = NFS3D_PROC("LINK", nfs3_link, LINK3args, LINK3res,
-				     true),
-	[NFSPROC3_READDIR] = NFS3D_PROC("READDIR", nfs3d_readdir, READDIR3args,
-					READDIR3res, true),
-	[NFSPROC3_READDIRPLUS] = NFS3D_PROC("READDIRPLUS", nfs3d_readdirplus,
-					    READDIRPLUS3args, READDIRPLUS3res,
-					    true),
-	[NFSPROC3_FSSTAT] = NFS3D_PROC("FSSTAT", nfs3_fsstat, FSSTAT3args,
-				       FSSTAT3res, true),
-	[NFSPROC3_FSINFO] = NFS3D_PROC("FSINFO", nfs3_fsinfo, FSINFO3args,
-				       FSINFO3res, true),
-	[NFSPROC3_PATHCONF] = NFS3D_PROC("PATHCONF", nfs3_pathconf,
-					 PATHCONF3args, PATHCONF3res, true),
-	[NFSPROC3_COMMIT] = NFS3D_PROC("COMMIT", nfs3_commit, COMMIT3args,
-				       COMMIT3res, true),
+    [NFSPROC3_NULL] = {.label = "NULL",
+		       .xargs = NFS3D_XDR(xdr_void),
+		       .xres = NFS3D_XDR(xdr_void),
+		       .fn = nfs3_null},
+    [NFSPROC3_GETATTR] =
+	NFS3D_PROC("GETATTR", nfs3_getattr, GETATTR3args, GETATTR3res, true),
+    [NFSPROC3_SETATTR] =
+	NFS3D_PROC("SETATTR", nfs3_setattr, SETATTR3args, SETATTR3res, true),
+    [NFSPROC3_LOOKUP] =
+	NFS3D_PROC("LOOKUP", nfs3_lookup, LOOKUP3args, LOOKUP3res, true),
+    [NFSPROC3_ACCESS] =
+	NFS3D_PROC("ACCESS", nfs3_access, ACCESS3args, ACCESS3res, true),
+    [NFSPROC3_READLINK] = NFS3D_PROC("READLINK", nfs3_readlink, READLINK3args,
+				     READLINK3res, true),
+    [NFSPROC3_READ] = NFS3D_PROC("READ", nfs3_read, READ3args, READ3res, true),
+    [NFSPROC3_WRITE] =
+	NFS3D_PROC("WRITE", nfs3_write, WRITE3args, WRITE3res, true),
+    [NFSPROC3_CREATE] =
+	NFS3D_PROC("CREATE", nfs3_create, CREATE3args, CREATE3res, true),
+    [NFSPROC3_MKDIR] =
+	NFS3D_PROC("MKDIR", nfs3_mkdir, MKDIR3args, MKDIR3res, true),
+    [NFSPROC3_SYMLINK] =
+	NFS3D_PROC("SYMLINK", nfs3_symlink, SYMLINK3args, SYMLINK3res, true),
+    [NFSPROC3_MKNOD] =
+	NFS3D_PROC("MKNOD", nfs3_mknod, MKNOD3args, MKNOD3res, true),
+    [NFSPROC3_REMOVE] =
+	NFS3D_PROC("REMOVE", nfs3_remove, REMOVE3args, REMOVE3res, true),
+    [NFSPROC3_RMDIR] =
+	NFS3D_PROC("RMDIR", nfs3_rmdir, RMDIR3args, RMDIR3res, true),
+    [NFSPROC3_RENAME] =
+	NFS3D_PROC("RENAME", nfs3_rename, RENAME3args, RENAME3res, true),
+    [NFSPROC3_LINK] = NFS3D_PROC("LINK", nfs3_link, LINK3args, LINK3res, true),
+    [NFSPROC3_READDIR] =
+	NFS3D_PROC("READDIR", nfs3d_readdir, READDIR3args, READDIR3res, true),
+    [NFSPROC3_READDIRPLUS] =
+	NFS3D_PROC("READDIRPLUS", nfs3d_readdirplus, READDIRPLUS3args,
+		   READDIRPLUS3res, true),
+    [NFSPROC3_FSSTAT] =
+	NFS3D_PROC("FSSTAT", nfs3_fsstat, FSSTAT3args, FSSTAT3res, true),
+    [NFSPROC3_FSINFO] =
+	NFS3D_PROC("FSINFO", nfs3_fsinfo, FSINFO3args, FSINFO3res, true),
+    [NFSPROC3_PATHCONF] = NFS3D_PROC("PATHCONF", nfs3_pathconf, PATHCONF3args,
+				     PATHCONF3res, true),
+    [NFSPROC3_COMMIT] =
+	NFS3D_PROC("COMMIT", nfs3_commit, COMMIT3args, COMMIT3res, true),
 };
 #define NFS3_NPROCS (sizeof(nfs3_procs) / sizeof(nfs3_procs[0]))
 

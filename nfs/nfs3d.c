@@ -38,13 +38,18 @@ static struct {
 	bool rdma, tcp;
 	bool no_rpcbind;
 	bool pooled;
-} cfg = { .rdma_port = 20049, .tcp_port = 2049, .mount_port = 20048,
-	  .threads = 4, .rdma = true, .tcp = true };
+} cfg = {.rdma_port = 20049,
+	 .tcp_port = 2049,
+	 .mount_port = 20048,
+	 .threads = 4,
+	 .rdma = true,
+	 .tcp = true};
 
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: nfs3d [-a addr] [-p rdma_port] [-t tcp_port] [-m mount_port]\n"
+		"usage: nfs3d [-a addr] [-p rdma_port] [-t tcp_port] [-m "
+		"mount_port]\n"
 		"             [-T threads] [-n netids] [-R] [-v] DIR\n"
 		"  -a addr    listen on this address only (default: all)\n"
 		"  -p port    NFS over rdma (default 20049)\n"
@@ -74,17 +79,20 @@ static void print_stats(FILE *f)
 	struct rpcrdma_stats s;
 
 	rpcrdma_stats_global(&s);
-	fprintf(f, "nfs3d: rdma messages: recv_msg=%" PRIu64
-		" recv_nomsg=%" PRIu64 " sent_msg=%" PRIu64
-		" sent_nomsg=%" PRIu64 " sent_error=%" PRIu64 "\n",
+	fprintf(f,
+		"nfs3d: rdma messages: recv_msg=%" PRIu64 " recv_nomsg=%" PRIu64
+		" sent_msg=%" PRIu64 " sent_nomsg=%" PRIu64
+		" sent_error=%" PRIu64 "\n",
 		s.recv_msg, s.recv_nomsg, s.sent_msg, s.sent_nomsg,
 		s.sent_error);
-	fprintf(f, "nfs3d: rdma chunks: read_chunks=%" PRIu64
+	fprintf(f,
+		"nfs3d: rdma chunks: read_chunks=%" PRIu64
 		" write_chunks=%" PRIu64 " reply_chunks=%" PRIu64
 		" rdma_read_bytes=%" PRIu64 " rdma_write_bytes=%" PRIu64 "\n",
 		s.read_chunks, s.write_chunks, s.reply_chunks,
 		s.rdma_read_bytes, s.rdma_write_bytes);
-	fprintf(f, "nfs3d: rdma other: remote_invalidations=%" PRIu64
+	fprintf(f,
+		"nfs3d: rdma other: remote_invalidations=%" PRIu64
 		" credits_granted=%" PRIu64 " inflight_peak=%" PRIu64
 		" connects=%" PRIu64 " disconnects=%" PRIu64
 		" err_chunk_sent=%" PRIu64 " err_vers_sent=%" PRIu64
@@ -234,10 +242,10 @@ static int serve_rdma(void)
 		return -1;
 	}
 	/* svc_reg, plus rpcbind's SET under "rdma" when rpcbind runs. */
-	if (cfg.no_rpcbind ?
-		    !svc_reg(xprt, NFS_PROGRAM, NFS_V3, nfs3d_nfs_program, NULL) :
-		    !rpcrdma_svc_reg(xprt, NFS_PROGRAM, NFS_V3,
-				     nfs3d_nfs_program)) {
+	if (cfg.no_rpcbind
+		? !svc_reg(xprt, NFS_PROGRAM, NFS_V3, nfs3d_nfs_program, NULL)
+		: !rpcrdma_svc_reg(xprt, NFS_PROGRAM, NFS_V3,
+				   nfs3d_nfs_program)) {
 		fprintf(stderr, "nfs3d: NFS over rdma not registered\n");
 		return -1;
 	}

@@ -24,18 +24,18 @@
 #include "nfs3_prot.h"
 
 /* FSINFO (RFC 1813 section 3.3.19): what the transport places by DDP. */
-#define NFS3D_MAXIO	(1u << 20)	/* rtmax, wtmax, rtpref, wtpref */
-#define NFS3D_DTPREF	(64u << 10)	/* READDIR size we prefer */
-#define NFS3D_DIRMAX	(128u << 10)	/* most a READDIR[PLUS] reply takes */
+#define NFS3D_MAXIO  (1u << 20)	  /* rtmax, wtmax, rtpref, wtpref */
+#define NFS3D_DTPREF (64u << 10)  /* READDIR size we prefer */
+#define NFS3D_DIRMAX (128u << 10) /* most a READDIR[PLUS] reply takes */
 
 /* The one exported directory; read-only once nfs3d_export_init is done. */
 struct nfs3d_export {
-	int root_fd;		/* O_RDONLY | O_DIRECTORY, the mount fd */
-	dev_t dev;		/* its file system: handles stay inside */
+	int root_fd; /* O_RDONLY | O_DIRECTORY, the mount fd */
+	dev_t dev;   /* its file system: handles stay inside */
 	ino_t root_ino;
-	uint32_t tag;		/* in every handle: this export */
-	char path[4096];	/* as MNT names it: the real path */
-	writeverf3 verf;	/* per server boot (WRITE, COMMIT) */
+	uint32_t tag;	 /* in every handle: this export */
+	char path[4096]; /* as MNT names it: the real path */
+	writeverf3 verf; /* per server boot (WRITE, COMMIT) */
 	bool verbose;
 };
 extern struct nfs3d_export nfs3d_exp;
@@ -45,11 +45,11 @@ int nfs3d_export_init(const char *dir);
 /* ---- fh.c ---- */
 /* How a handle is opened (the kinds fh_open checks against its type). */
 enum nfs3d_open {
-	FH_PATH,	/* O_PATH: any object, symlinks not followed */
-	FH_DIR,		/* O_PATH | O_DIRECTORY: a directory, for *at() */
-	FH_READDIR,	/* O_RDONLY | O_DIRECTORY: to read its entries */
-	FH_READ,	/* O_RDONLY: a regular file */
-	FH_WRITE,	/* O_WRONLY: a regular file */
+	FH_PATH,    /* O_PATH: any object, symlinks not followed */
+	FH_DIR,	    /* O_PATH | O_DIRECTORY: a directory, for *at() */
+	FH_READDIR, /* O_RDONLY | O_DIRECTORY: to read its entries */
+	FH_READ,    /* O_RDONLY: a regular file */
+	FH_WRITE,   /* O_WRONLY: a regular file */
 };
 nfsstat3 nfs3d_fh_open(const nfs_fh3 *fh, enum nfs3d_open how, int *fdp);
 /* The handle of dirfd/leaf (leaf NULL: of dirfd itself), whose stat is st;
@@ -87,23 +87,25 @@ struct nfs3d_proc {
 	xdrproc_t xargs, xres;
 	size_t argsz, ressz;
 	nfs3d_fn fn;
-	bool has_status;	/* the result starts with an nfsstat3 */
+	bool has_status; /* the result starts with an nfsstat3 */
 };
 /* A function pointer cast through void (*)(void), which GCC's
  * -Wcast-function-type accepts (rpcgen's routines take a typed pointer). */
-#define NFS3D_XDR(f)	((xdrproc_t)(void (*)(void))(f))
-#define NFS3D_FN(f)	((nfs3d_fn)(void (*)(void))(f))
-#define NFS3D_PROC(lbl, fun, at, rt, st)                                     \
-	{ .label = lbl, .xargs = NFS3D_XDR(xdr_##at),                        \
-	  .xres = NFS3D_XDR(xdr_##rt), .argsz = sizeof(at),                  \
-	  .ressz = sizeof(rt), .fn = NFS3D_FN(fun), .has_status = st }
+#define NFS3D_XDR(f) ((xdrproc_t)(void (*)(void))(f))
+#define NFS3D_FN(f)  ((nfs3d_fn)(void (*)(void))(f))
+#define NFS3D_PROC(lbl, fun, at, rt, st)                                       \
+	{                                                                      \
+		.label = lbl, .xargs = NFS3D_XDR(xdr_##at),                    \
+		.xres = NFS3D_XDR(xdr_##rt), .argsz = sizeof(at),              \
+		.ressz = sizeof(rt), .fn = NFS3D_FN(fun), .has_status = st     \
+	}
 /* Large enough for every program's arguments and results. */
-#define NFS3D_ARGBUF	512
+#define NFS3D_ARGBUF 512
 /* Per procedure, per kind of transport (the calls each netid carried). */
 enum { NFS3D_RDMA, NFS3D_TCP, NFS3D_NXPRT };
 struct nfs3d_counters {
 	_Atomic uint64_t calls[NFS3D_NXPRT];
-	_Atomic uint64_t errors[NFS3D_NXPRT];	/* a status but NFS3_OK */
+	_Atomic uint64_t errors[NFS3D_NXPRT]; /* a status but NFS3_OK */
 };
 void nfs3d_dispatch(const struct nfs3d_proc *tab, unsigned int n,
 		    struct nfs3d_counters *cnt, struct svc_req *rq,

@@ -30,7 +30,7 @@ static pid_t srv = -1;
 static uint16_t nfs_port, mnt_port;
 static CLIENT *nfs, *mnt;
 static nfs_fh3 root;
-static int srv_fds;	/* the server's open files once both clients are in */
+static int srv_fds; /* the server's open files once both clients are in */
 
 static int count_fds(pid_t pid)
 {
@@ -49,7 +49,7 @@ static int count_fds(pid_t pid)
 	return n;
 }
 
-#define XP(f)	((xdrproc_t)(void (*)(void))(f))
+#define XP(f) ((xdrproc_t)(void (*)(void))(f))
 
 #ifdef __SANITIZE_ADDRESS__
 /* The client side keeps its results (handles, lists) to the end of each
@@ -64,7 +64,7 @@ const char *__asan_default_options(void)
 
 static uint16_t free_port(void)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET };
+	struct sockaddr_in sa = {.sin_family = AF_INET};
 	socklen_t len = sizeof(sa);
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
 
@@ -78,8 +78,8 @@ static uint16_t free_port(void)
 
 static CLIENT *connect_to(uint16_t port, rpcprog_t prog)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET,
-				  .sin_port = htons(port) };
+	struct sockaddr_in sa = {.sin_family = AF_INET,
+				 .sin_port = htons(port)};
 	int fd = RPC_ANYSOCK;
 	CLIENT *c = NULL;
 
@@ -154,7 +154,7 @@ static void stop_server(void)
 #define CALL(proc, a, r)                                                       \
 	do {                                                                   \
 		memset((r), 0, sizeof(*(r)));                                  \
-		ck_assert_int_eq(proc((a), (r), nfs), RPC_SUCCESS);           \
+		ck_assert_int_eq(proc((a), (r), nfs), RPC_SUCCESS);            \
 	} while (0)
 
 static void setup(void)
@@ -201,7 +201,7 @@ static nfs_fh3 create(nfs_fh3 d, const char *leaf)
 
 static nfsstat3 getattr(nfs_fh3 fh)
 {
-	GETATTR3args a = { fh };
+	GETATTR3args a = {fh};
 	GETATTR3res r;
 
 	CALL(nfsproc3_getattr_3, &a, &r);
@@ -230,7 +230,7 @@ START_TEST(test_handles)
 {
 	nfs_fh3 fh = create(root, "f"), bad;
 	char buf[NFS3_FHSIZE];
-	REMOVE3args ra = { { root, "f" } };
+	REMOVE3args ra = {{root, "f"}};
 	REMOVE3res rr;
 
 	ck_assert_int_eq(getattr(root), NFS3_OK);
@@ -293,7 +293,7 @@ START_TEST(test_names)
 	a.what.name = "";
 	CALL(nfsproc3_lookup_3, &a, &r);
 	ck_assert_int_eq(r.status, NFS3ERR_NOENT);
-	a.what.name = "..";	/* at the root: the root itself */
+	a.what.name = ".."; /* at the root: the root itself */
 	CALL(nfsproc3_lookup_3, &a, &r);
 	ck_assert_int_eq(r.status, NFS3_OK);
 	ck_assert_uint_eq(r.LOOKUP3res_u.resok.object.data.data_len,
@@ -329,7 +329,7 @@ static bool_t xdr_write_cut(XDR *x, nfs_fh3 *fh)
 
 START_TEST(test_garbage)
 {
-	struct timeval tv = { 10, 0 };
+	struct timeval tv = {10, 0};
 	LOOKUP3res r;
 	WRITE3res w;
 	enum clnt_stat st;
@@ -360,7 +360,7 @@ START_TEST(test_read_write)
 	WRITE3res wr;
 	READ3args ra;
 	READ3res rr;
-	COMMIT3args ca = { f, 0, 0 };
+	COMMIT3args ca = {f, 0, 0};
 	COMMIT3res cr;
 
 	for (size_t i = 0; i < sizeof(data); i++)
@@ -474,11 +474,11 @@ START_TEST(test_create_setattr)
 	CALL(nfsproc3_create_3, &ca, &cr);
 	ck_assert_int_eq(cr.status, NFS3_OK);
 	id = cr.CREATE3res_u.resok.obj_attributes.post_op_attr_u.attributes
-		     .fileid;
+		 .fileid;
 	CALL(nfsproc3_create_3, &ca, &cr);
 	ck_assert_int_eq(cr.status, NFS3_OK);
 	ck_assert_uint_eq(cr.CREATE3res_u.resok.obj_attributes.post_op_attr_u
-				  .attributes.fileid,
+			      .attributes.fileid,
 			  id);
 	memcpy(ca.how.createhow3_u.verf, "VERIFIER", 8);
 	CALL(nfsproc3_create_3, &ca, &cr);
@@ -505,15 +505,15 @@ START_TEST(test_create_setattr)
 	sa.new_attributes.size.set_it = FALSE;
 	sa.new_attributes.mode.set_it = TRUE;
 	sa.new_attributes.mode.set_mode3_u.mode = 0700;
-	sa.guard.check = TRUE;	/* ctime 0: not the directory's */
+	sa.guard.check = TRUE; /* ctime 0: not the directory's */
 	CALL(nfsproc3_setattr_3, &sa, &sr);
 	ck_assert_int_eq(sr.status, NFS3ERR_NOT_SYNC);
 	sa.guard.check = FALSE;
 	CALL(nfsproc3_setattr_3, &sa, &sr);
 	ck_assert_int_eq(sr.status, NFS3_OK);
-	ck_assert_uint_eq(sr.SETATTR3res_u.resok.obj_wcc.after.post_op_attr_u
-				  .attributes.mode,
-			  0700);
+	ck_assert_uint_eq(
+	    sr.SETATTR3res_u.resok.obj_wcc.after.post_op_attr_u.attributes.mode,
+	    0700);
 }
 END_TEST
 
@@ -523,15 +523,15 @@ START_TEST(test_namespace)
 	nfs_fh3 f = create(root, "file");
 	MKDIR3args ma;
 	MKDIR3res mr;
-	REMOVE3args ra = { { root, "nothing" } };
+	REMOVE3args ra = {{root, "nothing"}};
 	REMOVE3res rr;
-	RMDIR3args da = { { root, "d" } };
+	RMDIR3args da = {{root, "d"}};
 	RMDIR3res dr;
-	RENAME3args na = { { root, "nothing" }, { root, "other" } };
+	RENAME3args na = {{root, "nothing"}, {root, "other"}};
 	RENAME3res nr;
 	LINK3args la;
 	LINK3res lr;
-	READLINK3args rla = { f };
+	READLINK3args rla = {f};
 	READLINK3res rlr;
 	nfs_fh3 d;
 
@@ -581,7 +581,7 @@ START_TEST(test_readdir)
 	MKDIR3res mr;
 	nfs_fh3 d;
 	char leaf[32];
-	unsigned int seen[2] = { 0, 0 };
+	unsigned int seen[2] = {0, 0};
 
 	memset(&ma, 0, sizeof(ma));
 	ma.where.dir = root;
@@ -599,31 +599,33 @@ START_TEST(test_readdir)
 
 		while (!eof) {
 			if (plus) {
-				READDIRPLUS3args a = { d, cookie, { 0 }, 2048,
-						       8192 };
+				READDIRPLUS3args a = {
+				    d, cookie, {0}, 2048, 8192};
 				READDIRPLUS3res r;
 
 				CALL(nfsproc3_readdirplus_3, &a, &r);
 				ck_assert_int_eq(r.status, NFS3_OK);
-				for (entryplus3 *e =
-					     r.READDIRPLUS3res_u.resok.reply.entries;
+				for (entryplus3 *e = r.READDIRPLUS3res_u.resok
+							 .reply.entries;
 				     e; e = e->nextentry) {
 					cookie = e->cookie;
 					if (strncmp(e->name, "entry-", 6))
 						continue;
 					seen[1]++;
-					ck_assert(e->name_handle.handle_follows);
+					ck_assert(
+					    e->name_handle.handle_follows);
 					ck_assert(e->name_attributes
-							  .attributes_follow);
+						      .attributes_follow);
 				}
 				eof = r.READDIRPLUS3res_u.resok.reply.eof;
 			} else {
-				READDIR3args a = { d, cookie, { 0 }, 1024 };
+				READDIR3args a = {d, cookie, {0}, 1024};
 				READDIR3res r;
 
 				CALL(nfsproc3_readdir_3, &a, &r);
 				ck_assert_int_eq(r.status, NFS3_OK);
-				for (entry3 *e = r.READDIR3res_u.resok.reply.entries;
+				for (entry3 *e =
+					 r.READDIR3res_u.resok.reply.entries;
 				     e; e = e->nextentry) {
 					cookie = e->cookie;
 					if (strncmp(e->name, "entry-", 6) == 0)
@@ -636,7 +638,7 @@ START_TEST(test_readdir)
 	ck_assert_uint_eq(seen[0], 500);
 	ck_assert_uint_eq(seen[1], 500);
 	{
-		READDIR3args a = { d, 0, { 0 }, 40 };
+		READDIR3args a = {d, 0, {0}, 40};
 		READDIR3res r;
 
 		CALL(nfsproc3_readdir_3, &a, &r);
@@ -652,11 +654,11 @@ END_TEST
 /* 3.3.18-20 */
 START_TEST(test_fs)
 {
-	FSINFO3args ia = { root };
+	FSINFO3args ia = {root};
 	FSINFO3res ir;
-	FSSTAT3args sa = { root };
+	FSSTAT3args sa = {root};
 	FSSTAT3res sr;
-	PATHCONF3args pa = { root };
+	PATHCONF3args pa = {root};
 	PATHCONF3res pr;
 
 	CALL(nfsproc3_fsinfo_3, &ia, &ir);
@@ -698,7 +700,8 @@ int main(void)
 	int failed;
 
 	if (geteuid() != 0) {
-		fprintf(stderr, "check_nfs3d: needs root (open_by_handle_at)\n");
+		fprintf(stderr,
+			"check_nfs3d: needs root (open_by_handle_at)\n");
 		return 77;
 	}
 	if (access("./nfs/nfs3d", X_OK) != 0) {

@@ -46,25 +46,29 @@ static int check(int fd, const char *shadow, size_t size, size_t off,
 	while (done < len) {
 		n = pread(fd, buf + done, len - done, (off_t)(off + done));
 		if (n < 0) {
-			fprintf(stderr, "fsrand: op %u %s: read %zu at %zu: %s\n",
-				op, what, len, off, strerror(errno));
+			fprintf(stderr,
+				"fsrand: op %u %s: read %zu at %zu: %s\n", op,
+				what, len, off, strerror(errno));
 			return -1;
 		}
 		if (n == 0)
 			break;
 		done += (size_t)n;
 	}
-	if (off + done != (off < size ? (off + len < size ? off + len : size) :
-					 off)) {
-		fprintf(stderr, "fsrand: op %u %s: read %zu bytes at %zu of a "
-				"%zu-byte file\n", op, what, done, off, size);
+	if (off + done !=
+	    (off < size ? (off + len < size ? off + len : size) : off)) {
+		fprintf(stderr,
+			"fsrand: op %u %s: read %zu bytes at %zu of a "
+			"%zu-byte file\n",
+			op, what, done, off, size);
 		return -1;
 	}
 	for (size_t i = 0; i < done; i++)
 		if (buf[i] != shadow[off + i]) {
-			fprintf(stderr, "fsrand: op %u %s: byte %zu is %#x, "
-					"expected %#x\n", op, what, off + i,
-				(unsigned char)buf[i],
+			fprintf(stderr,
+				"fsrand: op %u %s: byte %zu is %#x, "
+				"expected %#x\n",
+				op, what, off + i, (unsigned char)buf[i],
 				(unsigned char)shadow[off + i]);
 			return -1;
 		}
@@ -94,7 +98,7 @@ int main(int argc, char **argv)
 	 * aligned; NFS takes any offset and length). */
 	fd = open(argv[1],
 		  O_RDWR | O_CREAT | O_TRUNC |
-			  (getenv("FSRAND_BUFFERED") ? 0 : O_DIRECT),
+		      (getenv("FSRAND_BUFFERED") ? 0 : O_DIRECT),
 		  0644);
 	if (fd < 0) {
 		fprintf(stderr, "fsrand: %s: %s\n", argv[1], strerror(errno));
@@ -104,16 +108,17 @@ int main(int argc, char **argv)
 		unsigned int kind = (unsigned int)below(10);
 		size_t off, len;
 
-		if (kind < 5) {	/* write */
+		if (kind < 5) { /* write */
 			off = below(maxsize - 1);
-			len = 1 + below(maxsize - off < 300000 ? maxsize - off :
-								300000);
+			len = 1 + below(maxsize - off < 300000 ? maxsize - off
+							       : 300000);
 			for (size_t i = 0; i < len; i++)
 				buf[i] = (char)next();
 			if (pwrite(fd, buf, len, (off_t)off) != (ssize_t)len) {
-				fprintf(stderr, "fsrand: op %u: write %zu at "
-						"%zu: %s\n", op, len, off,
-					strerror(errno));
+				fprintf(stderr,
+					"fsrand: op %u: write %zu at "
+					"%zu: %s\n",
+					op, len, off, strerror(errno));
 				return 1;
 			}
 			memcpy(shadow + off, buf, len);
@@ -121,7 +126,7 @@ int main(int argc, char **argv)
 				size = off + len;
 			nw++;
 			bw += len;
-		} else if (kind < 9) {	/* read */
+		} else if (kind < 9) { /* read */
 			off = below(size + 100);
 			len = 1 + below(300000);
 			if (off + len > maxsize)
@@ -130,13 +135,14 @@ int main(int argc, char **argv)
 				return 1;
 			nr++;
 			br += len;
-		} else {	/* truncate, shorter or longer */
+		} else { /* truncate, shorter or longer */
 			size_t to = below(maxsize);
 
 			if (ftruncate(fd, (off_t)to) < 0) {
-				fprintf(stderr, "fsrand: op %u: truncate to "
-						"%zu: %s\n", op, to,
-					strerror(errno));
+				fprintf(stderr,
+					"fsrand: op %u: truncate to "
+					"%zu: %s\n",
+					op, to, strerror(errno));
 				return 1;
 			}
 			if (to > size)
@@ -153,8 +159,9 @@ int main(int argc, char **argv)
 	if (check(fd, shadow, size, 0, size, buf, "final read", (unsigned)ops))
 		return 1;
 	close(fd);
-	printf("fsrand: %lu operations, no difference: %" PRIu64 " writes (%"
-	       PRIu64 " bytes), %" PRIu64 " reads (%" PRIu64 " bytes), %" PRIu64
-	       " truncates, final size %zu\n", ops, nw, bw, nr, br, nt, size);
+	printf("fsrand: %lu operations, no difference: %" PRIu64
+	       " writes (%" PRIu64 " bytes), %" PRIu64 " reads (%" PRIu64
+	       " bytes), %" PRIu64 " truncates, final size %zu\n",
+	       ops, nw, bw, nr, br, nt, size);
 	return 0;
 }
