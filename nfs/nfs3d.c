@@ -6,7 +6,7 @@
  *         [-T threads] [-n netids] [-R] [-v] DIR
  *
  * NFS version 3 is served over RPC-over-RDMA (netid "rdma", RFC 8166,
- * port 20049 by default, RFC 5666 section 12's registered port) and over
+ * port 20049 by default, the port IANA assigned to NFS/RDMA) and over
  * TCP (port 2049), with the same dispatch code; MOUNT version 3 over TCP
  * (port 20048). Each is registered with rpcbind when it runs. The rdma
  * transports are served by a pool of threads (rpcrdma_svc_start), the
