@@ -1,7 +1,7 @@
 # The Linux kernel's NFSv3 client against our server (nfs/nfs3d): a tmpfs
 # served over rdma and tcp, MOUNT over tcp. Over rdma: a tree copied in
 # (files of 0, 1, 4095, 4096, 4097 bytes, 1 MiB + 1, 16 MiB and
-# RPCRDMA_T_NFS3D_BIG bytes, default 64 MiB; a directory of 2,000 entries; a
+# RPCRDMA_T_NFS3D_BIG bytes, default 64 MiB, 16 MiB on 6.1; a directory of 2,000 entries; a
 # symlink; a hard link; nested directories), unmounted, mounted again,
 # compared byte for byte, copied back and compared; the server restarted
 # under the mount (its file handles must still work); rename, remove,
@@ -9,8 +9,9 @@
 # the 2,000 entries removed; 1000 random O_DIRECT reads, writes and
 # truncates checked (tests/vm/fsrand). Then the same copy in and out and
 # 500 random operations over tcp as the control. The server's counters must
-# show WRITE data in read chunks, READ data in write chunks and reply
-# chunks (READDIR, READLINK...). Everything it starts is stopped again.
+# show WRITE data in read chunks, READ data in write chunks, reply chunks
+# (large READDIR/READDIRPLUS) and Send With Invalidate; its descriptors
+# must come back. Everything it starts is stopped again.
 # vm-timeout: 480
 [ -x ./tests/vm/fsrand ] || { echo "66-nfs3d: tests/vm/fsrand not built"; exit 1; }
 for c in rpcbind mount.nfs umount cmp diff; do
