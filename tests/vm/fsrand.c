@@ -159,6 +159,8 @@ int main(int argc, char **argv)
 	if (check(fd, shadow, size, 0, size, buf, "final read", (unsigned)ops))
 		return 1;
 	close(fd);
+	free(shadow);
+	free(buf);
 	printf("fsrand: %lu operations, no difference: %" PRIu64
 	       " writes (%" PRIu64 " bytes), %" PRIu64 " reads (%" PRIu64
 	       " bytes), %" PRIu64 " truncates, final size %zu\n",
