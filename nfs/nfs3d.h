@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * nfs3d: a userspace NFSv3 server (RFC 1813) serving one directory over
+ * RPC-over-RDMA (netid "rdma") and TCP with the same code. Declarations
+ * shared by its files, one concern each:
+ *   fh.c        file handles (name_to_handle_at / open_by_handle_at)
+ *   attr.c      fattr3, wcc_data, sattr3
+ *   err.c       errno -> nfsstat3, the only place
+ *   nfs3_proc.c the NFS procedures but the directory readers
+ *   dir.c       READDIR and READDIRPLUS
+ *   mount3.c    the MOUNT version 3 procedures
+ *   dispatch.c  the procedure tables' dispatcher and its counters
+ *   nfs3d.c     main: transports, rpcbind, threads, signals
+ */
+#ifndef NFS3D_H
+#define NFS3D_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <rpc/rpc.h>
+#include "nfs3_prot.h"
+
+/* FSINFO (RFC 1813 section 3.3.19): what the transport places by DDP. */
+#define NFS3D_MAXIO  (1u << 20)	  /* rtmax, wtmax, rtpref, wtpref */
+#define NFS3D_DTPREF (64u << 10)  /* READDIR size we prefer */
+#define NFS3D_DIRMAX (128u << 10) /* most a READDIR[PLUS] reply takes */
+
+/* The one exported directory; read-only once nfs3d_export_init is done. */
+struct nfs3d_export {
+	int root_fd; /* O_RDONLY | O_DIRECTORY, the mount fd */
+	dev_t dev;   /* its file system: handles stay inside */
+	ino_t root_ino;
+	uint32_t tag;	 /* in every handle: this export */
+	char path[4096]; /* as MNT names it: the real path */
+	writeverf3 verf; /* per server boot (WRITE, COMMIT) */
+	bool verbose;
+};
+extern struct nfs3d_export nfs3d_exp;
+
+int nfs3d_export_init(const char *dir);
+
+/* ---- fh.c ---- */
+/* How a handle is opened (the kinds fh_open checks against its type). */
+enum nfs3d_open {
+	FH_PATH,    /* O_PATH: any object, symlinks not followed */
+	FH_DIR,	    /* O_PATH | O_DIRECTORY: a directory, for *at() */
+	FH_READDIR, /* O_RDONLY | O_DIRECTORY: to read its entries */
+	FH_READ,    /* O_RDONLY: a regular file */
+	FH_WRITE,   /* O_WRONLY: a regular file */
+};
+nfsstat3 nfs3d_fh_open(const nfs_fh3 *fh, enum nfs3d_open how, int *fdp);
+/* The handle of dirfd/leaf (leaf NULL: of dirfd itself), whose stat is st;
+ * out->data.data_val is malloc'ed (xdr_free frees it with the result). */
+nfsstat3 nfs3d_fh_make(int dirfd, const char *leaf, const struct stat *st,
+		       nfs_fh3 *out);
+nfsstat3 nfs3d_fh_root(nfs_fh3 *out);
+
+/* ---- attr.c ---- */
+void nfs3d_fattr(const struct stat *st, fattr3 *a);
+void nfs3d_post_attr(int fd, post_op_attr *p);
+void nfs3d_post_attr_st(const struct stat *st, post_op_attr *p);
+void nfs3d_pre_attr(int fd, pre_op_attr *p);
+/* A wcc_data with pre as "before" (may be absent) and fd's current
+ * attributes as "after" (fd < 0: absent). */
+void nfs3d_wcc(const pre_op_attr *pre, int fd, wcc_data *w);
+/* Applies a sattr3 to the object open (O_PATH or otherwise) as fd. */
+nfsstat3 nfs3d_sattr_apply(int fd, const sattr3 *sa);
+/* Gives a new object (dirfd/leaf) the caller's AUTH_SYS uid and gid,
+ * unless sa sets them itself. */
+void nfs3d_own_new(int dirfd, const char *leaf, const sattr3 *sa,
+		   const struct svc_req *rq);
+/* Checks a component name: NFS3ERR_NOENT / INVAL / NAMETOOLONG or OK;
+ * dots: "." and ".." allowed (LOOKUP) or refused (creation, removal). */
+nfsstat3 nfs3d_name_ok(const char *leaf, bool dots);
+
+/* ---- err.c ---- */
+nfsstat3 nfs3d_errno(int err);
+const char *nfs3d_strstat(nfsstat3 st);
+
+/* ---- dispatch.c ---- */
+typedef bool (*nfs3d_fn)(void *args, void *res, struct svc_req *rq);
+struct nfs3d_proc {
+	const char *label;
+	xdrproc_t xargs, xres;
+	size_t argsz, ressz;
+	nfs3d_fn fn;
+	bool has_status; /* the result starts with an nfsstat3 */
+};
+/* A function pointer cast through void (*)(void), which GCC's
+ * -Wcast-function-type accepts (rpcgen's routines take a typed pointer). */
+#define NFS3D_XDR(f) ((xdrproc_t)(void (*)(void))(f))
+#define NFS3D_FN(f)  ((nfs3d_fn)(void (*)(void))(f))
+#define NFS3D_PROC(lbl, fun, at, rt, st)                                       \
+	{                                                                      \
+		.label = lbl, .xargs = NFS3D_XDR(xdr_##at),                    \
+		.xres = NFS3D_XDR(xdr_##rt), .argsz = sizeof(at),              \
+		.ressz = sizeof(rt), .fn = NFS3D_FN(fun), .has_status = st     \
+	}
+/* Large enough for every program's arguments and results. */
+#define NFS3D_ARGBUF 512
+/* Per procedure, per kind of transport (the calls each netid carried). */
+enum { NFS3D_RDMA, NFS3D_TCP, NFS3D_NXPRT };
+struct nfs3d_counters {
+	_Atomic uint64_t calls[NFS3D_NXPRT];
+	_Atomic uint64_t errors[NFS3D_NXPRT]; /* a status but NFS3_OK */
+};
+void nfs3d_dispatch(const struct nfs3d_proc *tab, unsigned int n,
+		    struct nfs3d_counters *cnt, struct svc_req *rq,
+		    SVCXPRT *xprt);
+void nfs3d_print_counters(FILE *f, const char *prog,
+			  const struct nfs3d_proc *tab, unsigned int n,
+			  const struct nfs3d_counters *cnt);
+
+/* ---- nfs3_proc.c, dir.c, mount3.c: the programs ---- */
+void nfs3d_nfs_program(struct svc_req *rq, SVCXPRT *xprt);
+void nfs3d_mount_program(struct svc_req *rq, SVCXPRT *xprt);
+void nfs3d_nfs_print(FILE *f);
+void nfs3d_mount_print(FILE *f);
+bool nfs3d_readdir(READDIR3args *a, READDIR3res *r, struct svc_req *rq);
+bool nfs3d_readdirplus(READDIRPLUS3args *a, READDIRPLUS3res *r,
+		       struct svc_req *rq);
+
+#endif /* NFS3D_H */

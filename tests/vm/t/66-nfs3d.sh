@@ -1,0 +1,277 @@
+# The Linux kernel's NFSv3 client against our server (nfs/nfs3d): a tmpfs
+# served over rdma and tcp, MOUNT over tcp. Over rdma: a tree copied in
+# (files of 0, 1, 4095, 4096, 4097 bytes, 1 MiB + 1, 16 MiB and
+# RPCRDMA_T_NFS3D_BIG bytes, default 64 MiB, 16 MiB on 6.1; a directory of 2,000 entries; a
+# symlink; a hard link; nested directories), unmounted, mounted again,
+# compared byte for byte, copied back and compared; the server restarted
+# under the mount (its file handles must still work); rename, remove,
+# truncate, append, chmod, touch, mkdir, df, a refused mkfifo, read back;
+# the 2,000 entries removed; 1000 random O_DIRECT reads, writes and
+# truncates checked (tests/vm/fsrand). Then the same copy in and out and
+# 500 random operations over tcp as the control. The server's counters must
+# show WRITE data in read chunks, READ data in write chunks, reply chunks
+# (large READDIR/READDIRPLUS) and Send With Invalidate; its descriptors
+# must come back. Everything it starts is stopped again.
+# vm-timeout: 480
+[ -x ./tests/vm/fsrand ] || { echo "66-nfs3d: tests/vm/fsrand not built"; exit 1; }
+for c in rpcbind mount.nfs umount cmp diff; do
+	command -v $c >/dev/null || { echo "$c not installed"; exit 77; }
+done
+modprobe -a rpcrdma nfs nfsv3 || { echo "no rpcrdma/nfs modules"; exit 77; }
+
+srv=./nfs/nfs3d
+[ -x "$srv" ] || { echo "66-nfs3d: $srv not built"; exit 1; }
+B=${RPCRDMA_ADDR_B:?}
+RDMA_PORT=20050
+TCP_PORT=2050
+MNT_PORT=20051
+# 64 MiB; 16 MiB on Linux 6.1, whose rxe pulls large RDMA Reads slowly
+# (docs/testing.md), so that the guest tier keeps to its time.
+case "$(uname -r)" in
+6.1.*) BIG=${RPCRDMA_T_NFS3D_BIG:-16777216} ;;
+*) BIG=${RPCRDMA_T_NFS3D_BIG:-67108864} ;;
+esac
+top=/run/nfs3d-t
+exp=$top/export
+src=$top/src
+back=$top/back
+mnt=$top/mnt
+log=$top/nfs3d.log
+srv_pid=
+started_rpcbind=
+t0=$(date +%s)
+
+say() { echo "66-nfs3d: [$(($(date +%s) - t0)) s] $*"; }
+stop_server() {
+	[ -n "$srv_pid" ] || return 0
+	kill -TERM "$srv_pid" 2>/dev/null
+	for _ in $(seq 50); do
+		kill -0 "$srv_pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL "$srv_pid" 2>/dev/null
+	wait "$srv_pid" 2>/dev/null
+	srv_pid=
+}
+cleanup() {
+	umount -f "$mnt" 2>/dev/null || umount -l "$mnt" 2>/dev/null
+	stop_server
+	[ -n "$started_rpcbind" ] && pkill -x rpcbind
+	[ -f "$log" ] && { echo "--- server log (tail)"; tail -n 40 "$log"; }
+	sleep 0.2
+	umount "$top" 2>/dev/null
+}
+trap cleanup EXIT
+die() { say "FAILED: $*"; exit 1; }
+
+start_server() {
+	"$srv" -a "$B" -p $RDMA_PORT -t $TCP_PORT -m $MNT_PORT -T 4 "$exp" \
+		>>"$log" 2>&1 &
+	srv_pid=$!
+	for _ in $(seq 100); do
+		grep -q "serving $exp" "$log" 2>/dev/null && break
+		kill -0 "$srv_pid" 2>/dev/null || die "nfs3d exited: $(tail -n 5 "$log")"
+		sleep 0.1
+	done
+	grep -q "serving $exp" "$log" || die "nfs3d did not start"
+	say "nfs3d pid $srv_pid: $(grep "serving $exp" "$log" | tail -n 1)"
+}
+# The server's counters now (SIGUSR1 prints them), one "key=value" each.
+counters() {
+	local n
+	n=$(grep -c "rdma chunks:" "$log")
+	kill -USR1 "$srv_pid" || die "server gone"
+	for _ in $(seq 50); do
+		[ "$(grep -c "rdma chunks:" "$log")" -gt "$n" ] && break
+		sleep 0.1
+	done
+	grep "^nfs3d: " "$log" | tail -n 120 |
+		awk '/rdma messages:/ { buf = "" } { buf = buf $0 "\n" } END { printf "%s", buf }'
+}
+field() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" | tail -n 1; }
+do_mount() {	# proto opts...
+	local proto=$1 o
+	o="vers=3,proto=$proto,port=$2,mountport=$MNT_PORT,mountproto=tcp,nolock,soft,timeo=300,retrans=2"
+	say "mount -t nfs -o $o $B:$exp $mnt"
+	mount -t nfs -o "$o" "$B:$exp" "$mnt" || die "mount over $proto failed"
+	grep " $mnt " /proc/mounts | sed 's/^/66-nfs3d:   /'
+}
+remount() {
+	umount "$mnt" || die "umount"
+	echo 3 >/proc/sys/vm/drop_caches
+	do_mount "$@"
+}
+compare() {	# a b what
+	diff -r --no-dereference "$1" "$2" >/dev/null || {
+		diff -r --no-dereference "$1" "$2" | head -n 5
+		die "$3: trees differ"
+	}
+	for f in f_0 f_1 f_4095 f_4096 f_4097 f_1048577 f_16777216 f_big; do
+		cmp "$1/$f" "$2/$f" || die "$3: $f differs"
+	done
+	[ "$(readlink "$2/link")" = f_4097 ] || die "$3: symlink target"
+	[ "$(find "$2/dir2000" -type f | wc -l)" = 2000 ] ||
+		die "$3: dir2000 has $(find "$2/dir2000" -type f | wc -l) entries"
+	say "$3: identical (diff -r, cmp of each sized file, symlink, 2000 entries)"
+}
+hardlink_ok() {
+	[ "$(stat -c %i "$1/f_4096")" = "$(stat -c %i "$1/hard_4096")" ] &&
+		[ "$(stat -c %h "$1/f_4096")" = 2 ] ||
+		die "$2: hard link lost ($(stat -c '%i %h' "$1/f_4096" "$1/hard_4096" | tr '\n' ' '))"
+}
+
+mkdir -p "$top" && mount -t tmpfs -o size=900m tmpfs "$top" || die "tmpfs on $top"
+mkdir -p "$exp" "$src" "$back" "$mnt"
+if ! pgrep -x rpcbind >/dev/null; then
+	rpcbind -w || die "rpcbind would not start"
+	started_rpcbind=1
+fi
+
+# The tree.
+for n in 0 1 4095 4096 4097 1048577 16777216; do
+	head -c $n /dev/urandom >"$src/f_$n"
+done
+head -c "$BIG" /dev/urandom >"$src/f_big"
+ln "$src/f_4096" "$src/hard_4096"
+ln -s f_4097 "$src/link"
+mkdir -p "$src/dir2000" "$src/a/b/c"
+echo deep >"$src/a/b/c/deep"
+for i in $(seq 2000); do echo "$i" >"$src/dir2000/entry-$i"; done
+say "tree: $(du -sb "$src" | cut -f1) bytes, $(find "$src" | wc -l) names (f_big $BIG bytes)"
+
+start_server
+# rpcbind version 4's dump lists every netid, rdma too.
+r=$(rpcinfo "$B" 2>&1 | grep -E "^ *10000[35] ")
+echo "$r" | sed 's/^/66-nfs3d:   rpcinfo: /'
+echo "$r" | grep -Eq "^ *100003 +3 +rdma " || die "NFS over rdma not registered with rpcbind"
+echo "$r" | grep -Eq "^ *100003 +3 +tcp " || die "NFS over tcp not registered with rpcbind"
+echo "$r" | grep -Eq "^ *100005 +3 +tcp " || die "MOUNT not registered with rpcbind"
+
+# ---- over rdma ----
+do_mount rdma $RDMA_PORT
+cp -a "$src/." "$mnt/" || die "copy in over rdma"
+sync
+say "rdma: copied in"
+remount rdma $RDMA_PORT
+compare "$src" "$mnt" "rdma, after remount"
+hardlink_ok "$mnt" "rdma"
+cp -a "$mnt/." "$back/" || die "copy back over rdma"
+compare "$src" "$back" "rdma, copied back"
+c=$(counters)
+echo "$c" | sed 's/^/66-nfs3d:   /'
+rc=$(echo "$c" | grep "rdma chunks:" | field read_chunks)
+wc=$(echo "$c" | grep "rdma chunks:" | field write_chunks)
+pc=$(echo "$c" | grep "rdma chunks:" | field reply_chunks)
+ri=$(echo "$c" | grep "rdma other:" | field remote_invalidations)
+say "rdma: read chunks (WRITE data) $rc, write chunks (READ data) $wc, reply chunks $pc, Send With Invalidate $ri"
+[ "${rc:-0}" -gt 0 ] || die "no WRITE data came in read chunks"
+[ "${wc:-0}" -gt 0 ] || die "no READ data went in write chunks"
+[ "${pc:-0}" -gt 0 ] || die "no reply chunk was used"
+# The kernel client always sets R (RFC 8797): replies to calls naming one
+# rkey revoke it by Send With Invalidate.
+[ "${ri:-0}" -gt 0 ] || die "no Send With Invalidate"
+procs() {	# counters kind
+	echo "$1" | sed -n "s|^nfs3d: nfs/$2 \([A-Z]*\) calls=\([0-9]*\).*|\1:\2|p" | tr '\n' ' '
+}
+say "procedures over rdma, first server: $(procs "$c" rdma)"
+
+# The server restarts under the mount: the client's handles stay valid.
+stop_server
+say "server stopped; restarting it under the mount"
+start_server
+echo 3 >/proc/sys/vm/drop_caches
+cmp "$src/f_16777216" "$mnt/f_16777216" || die "read after restart"
+say "rdma: read after the server's restart: same bytes"
+
+# rename, remove, truncate, append, read back
+mv "$mnt/f_4097" "$mnt/renamed" || die "rename"
+[ ! -e "$mnt/f_4097" ] && cmp "$src/f_4097" "$mnt/renamed" || die "rename result"
+[ "$(readlink "$mnt/link")" = f_4097 ] && [ ! -e "$mnt/link" ] ||
+	die "dangling symlink expected"
+rm "$mnt/f_1" && [ ! -e "$mnt/f_1" ] || die "remove"
+truncate -s 1000 "$mnt/f_1048577" || die "truncate"
+echo "appended" >>"$mnt/f_4096" || die "append"
+dd if=/dev/zero of="$mnt/f_4095" bs=1 count=10 seek=100 conv=notrunc status=none ||
+	die "overwrite in place"
+sync
+echo 3 >/proc/sys/vm/drop_caches
+[ "$(stat -c %s "$mnt/f_1048577")" = 1000 ] || die "size after truncate"
+cmp -n 1000 "$src/f_1048577" "$mnt/f_1048577" || die "data after truncate"
+{ cat "$src/f_4096"; echo appended; } | cmp - "$mnt/f_4096" || die "append result"
+cmp "$mnt/f_4096" "$mnt/hard_4096" || die "hard link after append"
+{ head -c 100 "$src/f_4095"; head -c 10 /dev/zero; tail -c +111 "$src/f_4095"; } |
+	cmp - "$mnt/f_4095" || die "overwrite result"
+say "rdma: rename, remove, truncate, append, overwrite: read back as expected"
+chmod 0600 "$mnt/f_0" && [ "$(stat -c %a "$mnt/f_0")" = 600 ] || die "chmod"
+touch -d "2001-02-03 04:05:06 UTC" "$mnt/f_0" &&
+	[ "$(stat -c %Y "$mnt/f_0")" = 981173106 ] || die "touch -d"
+mkdir "$mnt/newdir" && rmdir "$mnt/newdir" || die "mkdir, rmdir"
+mkfifo "$mnt/fifo" 2>/dev/null && die "mkfifo (MKNOD) should be refused"
+[ ! -e "$mnt/fifo" ] || die "a refused fifo exists"
+df -k "$mnt" | tail -n 1 | grep -q "$exp" || die "df (FSSTAT)"
+say "rdma: chmod, touch -d, mkdir/rmdir, df; mkfifo refused (MKNOD: NFS3ERR_NOTSUPP)"
+rm -r "$mnt/dir2000" && [ ! -e "$mnt/dir2000" ] || die "rm -r of 2000 entries"
+[ "$(ls -A "$mnt" | wc -l)" = 10 ] || die "root has $(ls -A "$mnt" | wc -l) names: $(ls -A "$mnt" | tr '\n' ' ')"
+say "rdma: 2000 entries removed; the root lists $(ls -A "$mnt" | tr '\n' ' ')"
+o=$(./tests/vm/fsrand "$mnt/fsrand" 1000 $RANDOM 4194304 2>&1) ||
+	die "fsrand over rdma: $o"
+say "rdma: $o"
+rm -f "$mnt/fsrand"
+umount "$mnt" || die "umount rdma"
+# The server's descriptors once an rdma client came and went (the device,
+# the pool's eventfds, kept for reuse, are open from now on).
+fds_now() { ls /proc/$srv_pid/fd | wc -l; }
+settle() {	# waits up to 5 s for the count to come down to $1
+	local n
+	for _ in $(seq 50); do
+		n=$(fds_now)
+		[ "$n" -le "$1" ] && break
+		sleep 0.1
+	done
+	echo "$n"
+}
+sleep 1
+fds0=$(fds_now)
+
+# ---- over tcp, the control ----
+rm -rf "${exp:?}"/* "${back:?}"/*
+do_mount tcp $TCP_PORT
+cp -a "$src/." "$mnt/" || die "copy in over tcp"
+remount tcp $TCP_PORT
+compare "$src" "$mnt" "tcp, after remount"
+hardlink_ok "$mnt" "tcp"
+cp -a "$mnt/." "$back/" || die "copy back over tcp"
+compare "$src" "$back" "tcp, copied back"
+o=$(./tests/vm/fsrand "$mnt/fsrand" 500 $RANDOM 4194304 2>&1) ||
+	die "fsrand over tcp: $o"
+say "tcp: $o"
+mv "$mnt/f_0" "$mnt/g_0" && rm -r "$mnt/a" "$mnt/dir2000" && [ ! -e "$mnt/a" ] ||
+	die "rename, rm -r over tcp"
+say "tcp: rename, rm -r"
+umount "$mnt" || die "umount tcp"
+# Once more over rdma, briefly: then nothing may be left open that was
+# not open after the first rdma unmount.
+do_mount rdma $RDMA_PORT
+cmp "$src/f_16777216" "$mnt/f_16777216" || die "read over rdma again"
+umount "$mnt" || die "umount rdma"
+fds1=$(settle "$fds0")
+say "server's open files: $fds0 after the rdma unmount, $fds1 after tcp and rdma again; $(grep VmRSS /proc/$srv_pid/status | tr -s ' \t' ' ')"
+[ "$fds1" -le "$fds0" ] || die "the server leaks descriptors: $fds0 -> $fds1"
+
+c=$(counters)
+echo "$c" | sed 's/^/66-nfs3d:   /'
+bad=$(echo "$c" | grep "rdma other:" | field send_failures)
+[ "${bad:-0}" = 0 ] || die "replies not sent: $bad"
+# What the kernel client called over each transport (this server's run).
+for k in rdma tcp; do
+	say "procedures over $k, second server: $(procs "$c" $k)"
+done
+for p in READ WRITE; do
+	for k in rdma tcp; do
+		echo "$c" | grep -q "^nfs3d: nfs/$k $p calls=" ||
+			die "no $p over $k"
+	done
+done
+echo "$c" | grep -q "^nfs3d: nfs/rdma MKNOD calls=1 errors=1" ||
+	die "MKNOD was not refused once over rdma"
+say "passed"
