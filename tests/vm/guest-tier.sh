@@ -5,7 +5,7 @@
 # guest test (tests/vm/runner.sh runs tests/vm/t/*.sh). Run from the top
 # build directory, as automake does. The guest console log of a failed
 # boot is kept in tests/vm/console-K.log. RPCRDMA_VM_TIMEOUT bounds each
-# boot (default 600 s). The last line adds up every boot's tests:
+# boot (default 1200 s: the tier takes about 10 minutes under TCG). The last line adds up every boot's tests:
 # "N passed, M failed".
 here=$(cd "$(dirname "$0")" && pwd) || exit 99
 mkdir -p tests/vm || exit 99
@@ -19,7 +19,7 @@ for k in $kernels; do
 	rm -f "$log"
 	echo "=== guest tier on the $k kernel"
 	start=$(date +%s)
-	"$here/run" --kernel "$k" --timeout "${RPCRDMA_VM_TIMEOUT:-600}" \
+	"$here/run" --kernel "$k" --timeout "${RPCRDMA_VM_TIMEOUT:-1200}" \
 		--log "$log" -- "$here/runner.sh" | tee "$out"
 	rc=$?
 	# tee's status hides run's: take it from the runner's summary.
