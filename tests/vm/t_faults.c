@@ -18,9 +18,13 @@
  */
 #include <check.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,7 +42,8 @@
 #define P_NULL		0u
 #define P_ECHO		1u	/* blob -> the same blob */
 #define P_SLEEP		2u	/* u_int ms -> the same u_int, after ms */
-#define T_BLOB_MAX	65536u
+#define T_BLOB_MAX	262144u	/* the largest echo: 64 4 KiB pages */
+#define T_MAX_MSG	(T_BLOB_MAX + 4096u) /* server and CLIENT max_msg */
 
 #define XP(f) ((xdrproc_t)(void (*)(void))(f))
 
@@ -116,7 +121,7 @@ static int server_main(const char *addr, const char *port, const char *fd)
 	rpcrdma_opts_default(&o);
 	o.port = (uint16_t)atoi(port);
 	o.credits = 8;
-	o.max_msg = 1u << 16;
+	o.max_msg = T_MAX_MSG;
 	lsn = svc_rdma_create(addr, &o);
 	if (!lsn || !rpcrdma_svc_reg(lsn, T_PROG, T_VERS, dispatch)) {
 		fprintf(stderr, "t_faults server: cannot listen on %s:%s\n",
@@ -130,32 +135,66 @@ static int server_main(const char *addr, const char *port, const char *fd)
 	return 1;
 }
 
+/* In a spawn argv: stands for the write end of the child's pipe. */
+static const char spawn_fd[] = "FD";
+
+/*
+ * Starts this program with argv (argv[0] "t_faults", argv[1] the mode),
+ * spawn_fd replaced by the number of the write end of a pipe whose read
+ * end, close-on-exec, is returned in *rd. posix_spawn (a vfork) rather
+ * than fork: the caller's other threads keep calling meanwhile, and a
+ * copy of their registered memory would cost time under TCG.
+ */
+static pid_t self_spawn(const char *const argv[], int *rd)
+{
+	extern char **environ;
+	const char *av[16];
+	char sfd[16];
+	size_t i;
+	pid_t pid;
+	int p[2];
+
+	ck_assert_int_eq(pipe(p), 0);
+	ck_assert_int_eq(fcntl(p[0], F_SETFD, FD_CLOEXEC), 0);
+	snprintf(sfd, sizeof(sfd), "%d", p[1]);
+	for (i = 0; argv[i]; i++) {
+		ck_assert_uint_lt(i, 15);
+		av[i] = argv[i] == spawn_fd ? sfd : argv[i];
+	}
+	av[i] = NULL;
+	ck_assert_int_eq(posix_spawn(&pid, "/proc/self/exe", NULL, NULL,
+				     (char *const *)av, environ), 0);
+	close(p[1]);
+	*rd = p[0];
+	return pid;
+}
+
+/* Waits (bounded: 30 s) for the byte 'r' that a spawned child sends when
+ * it is ready. */
+static void spawn_ready(int rd, pid_t pid, const char *what)
+{
+	struct pollfd pfd = { .fd = rd, .events = POLLIN };
+	char c = 0;
+
+	ck_assert_msg(poll(&pfd, 1, 30000) == 1 && read(rd, &c, 1) == 1 &&
+			      c == 'r',
+		      "%s (pid %d) did not come up", what, (int)pid);
+}
+
 /* Starts this program in server mode on addr_b:port; returns once it
  * listens (bounded: 30 s). */
 static pid_t srv_spawn(uint16_t port)
 {
-	char sport[16], sfd[16], c;
-	struct pollfd pfd;
-	int p[2];
+	char sport[16];
+	const char *argv[] = { "t_faults", "server", addr_b, sport, spawn_fd,
+			       NULL };
 	pid_t pid;
+	int rd;
 
-	ck_assert_int_eq(pipe(p), 0);
 	snprintf(sport, sizeof(sport), "%u", port);
-	snprintf(sfd, sizeof(sfd), "%d", p[1]);
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		close(p[0]);
-		execl("/proc/self/exe", "t_faults", "server", addr_b, sport,
-		      sfd, (char *)NULL);
-		_exit(127);
-	}
-	close(p[1]);
-	pfd.fd = p[0];
-	pfd.events = POLLIN;
-	ck_assert_msg(poll(&pfd, 1, 30000) == 1 && read(p[0], &c, 1) == 1,
-		      "the server on port %u did not come up", port);
-	close(p[0]);
+	pid = self_spawn(argv, &rd);
+	spawn_ready(rd, pid, "the server");
+	close(rd);
 	return pid;
 }
 
@@ -167,18 +206,24 @@ static void srv_kill(pid_t pid)
 
 /* ---- client helpers ---- */
 
-static CLIENT *clnt_mk(uint16_t port)
+/* A CLIENT of the tests' shape, or NULL (rpc_createerr says why). */
+static CLIENT *clnt_try(uint16_t port)
 {
 	struct rpcrdma_opts o;
-	CLIENT *cl;
 
 	rpcrdma_opts_default(&o);
 	o.port = port;
 	o.src_addr = addr_a;
 	o.credits = 8;
-	o.max_msg = 1u << 16;
+	o.max_msg = T_MAX_MSG;
 	o.timeout_ms = 2000;
-	cl = clnt_rdma_create(addr_b, T_PROG, T_VERS, &o);
+	return clnt_rdma_create(addr_b, T_PROG, T_VERS, &o);
+}
+
+static CLIENT *clnt_mk(uint16_t port)
+{
+	CLIENT *cl = clnt_try(port);
+
 	ck_assert_msg(cl != NULL, "clnt_rdma_create: %s",
 		      clnt_spcreateerror("clnt"));
 	return cl;
@@ -200,27 +245,284 @@ static enum clnt_stat call_null(CLIENT *cl, time_t sec)
 			 tv);
 }
 
-/* ECHO of n pattern bytes, checked. */
-static enum clnt_stat call_echo(CLIENT *cl, size_t n, unsigned seed,
-				time_t sec)
+static uint32_t hash32(uint32_t x)
+{
+	x ^= x >> 16;
+	x *= 0x7feb352du;
+	x ^= x >> 15;
+	x *= 0x846ca68bu;
+	x ^= x >> 16;
+	return x;
+}
+
+/* n pseudo-random bytes of seed (xorshift32, 4 bytes a step). */
+static void fill(char *p, size_t n, uint32_t seed)
+{
+	uint32_t x = hash32(seed) | 1u;
+
+	for (size_t i = 0; i < n; i += 4) {
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		memcpy(p + i, &x, n - i < 4 ? n - i : 4);
+	}
+}
+
+/* ECHO of n pseudo-random bytes of seed (each call its own seed, so that
+ * another call's reply cannot pass for its own). *bad: a success that
+ * brought back other bytes. */
+static enum clnt_stat echo_raw(CLIENT *cl, size_t n, uint32_t seed,
+			       time_t sec, bool *bad)
 {
 	struct timeval tv = { sec, 0 };
 	struct blob a = { (u_int)n, malloc(n ? n : 1) };
 	struct blob r = { 0, NULL };
 	enum clnt_stat st;
 
-	ck_assert_ptr_nonnull(a.data);
-	for (size_t i = 0; i < n; i++)
-		a.data[i] = (char)(seed + i * 13u);
+	*bad = false;
+	if (!a.data)
+		abort();
+	fill(a.data, n, seed);
 	st = clnt_call(cl, P_ECHO, XP(xdr_blob), &a, XP(xdr_blob), &r, tv);
 	if (st == RPC_SUCCESS)
-		ck_assert_msg(r.len == n && memcmp(r.data, a.data, n) == 0,
-			      "echo %zu: bytes differ", n);
+		*bad = r.len != n || memcmp(r.data, a.data, n) != 0;
 	clnt_freeres(cl, XP(xdr_blob), &r);
 	free(a.data);
 	return st;
 }
 
+/* ECHO of n bytes, checked. */
+static enum clnt_stat call_echo(CLIENT *cl, size_t n, uint32_t seed,
+				time_t sec)
+{
+	enum clnt_stat st;
+	bool bad;
+
+	st = echo_raw(cl, n, seed, sec, &bad);
+	ck_assert_msg(!bad, "echo %zu (seed %#x): bytes differ", n, seed);
+	return st;
+}
+
+static bool st_is_conn_error(enum clnt_stat st)
+{
+	return st == RPC_CANTRECV || st == RPC_CANTSEND || st == RPC_TIMEDOUT;
+}
+
+/* ---- the mixed load: NULL, inline echo, echo in chunks ---- */
+
+enum { MIX_NULL, MIX_INLINE, MIX_CHUNKS, MIX_KINDS };
+static const char *const mix_name[MIX_KINDS] = { "NULL", "inline echo",
+						  "chunked echo" };
+
+/*
+ * What call seed is: a quarter NULL; a quarter ECHO of 1 to 3,000 bytes
+ * (inline both ways); half ECHO of 4 KiB + 1 to T_BLOB_MAX bytes, half of
+ * those up to 32 KiB: beyond the 4 KiB inline threshold, the argument
+ * travels in a read chunk (DDP) and the result in the offered reply chunk
+ * (a Long Reply). inline_only: always the second kind.
+ */
+static int mix_kind(uint32_t seed, bool inline_only, size_t *len)
+{
+	uint32_t h = hash32(seed), r = hash32(h), k = inline_only ? 1 : h % 4;
+
+	switch (k) {
+	case 0:
+		*len = 0;
+		return MIX_NULL;
+	case 1:
+		*len = 1 + r % 3000;
+		return MIX_INLINE;
+	default:
+		*len = r & 1 ? 4097 + (r >> 1) % (32768 - 4096)
+			     : 32769 + (r >> 1) % (T_BLOB_MAX - 32768);
+		return MIX_CHUNKS;
+	}
+}
+
+#define M_THREADS	4	/* callers on one CLIENT */
+#define M_TMO_S		5	/* per call */
+#define M_MARGIN_S	2.0	/* allowed beyond the call timeout */
+#define M_BACKOFF_US	10000	/* after a failed call, as a caller would */
+
+struct mix_stats {
+	long calls[MIX_KINDS], ok[MIX_KINDS];
+	long failed[32];	/* by clnt_stat */
+	long long ok_bytes;	/* echoed and verified */
+	double worst;		/* the longest call, s */
+	int worst_kind;
+};
+
+struct mixer {
+	CLIENT *cl;
+	int id;
+	uint32_t seed;		/* call i of thread id: seed + id << 24 + i */
+	bool strict;		/* every call must succeed (the server lives) */
+	bool inline_only;
+	long ncalls;		/* then stop; 0: until *stop */
+	atomic_bool *stop;
+	int ok_fd;		/* a byte 'o' per verified success, or -1 */
+	struct mix_stats s;
+};
+
+/* Calls under way, by kind: where a kill lands. */
+static atomic_int m_inflight[MIX_KINDS];
+/* A client child (client mode) has no check: it reports by exit status. */
+static bool client_mode;
+
+static void mix_fail(int code, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void mix_fail(int code, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (client_mode) {
+		fprintf(stderr, "t_faults client %d: %s\n", (int)getpid(), msg);
+		_exit(code);
+	}
+	ck_abort_msg("%s", msg);
+}
+
+/* Exit statuses of a client child that stopped by itself. */
+#define X_BYTES		3	/* a success with other bytes */
+#define X_SLOW		4	/* a call over its timeout plus the margin */
+#define X_FAILED	5	/* a call failed (strict) or failed oddly */
+#define X_CREATE	6	/* no CLIENT */
+
+static void *mixer_main(void *arg)
+{
+	struct mixer *m = arg;
+
+	for (long i = 0; m->ncalls == 0 || i < m->ncalls; i++) {
+		uint32_t seed = m->seed + ((uint32_t)m->id << 24) + (uint32_t)i;
+		enum clnt_stat st;
+		size_t len;
+		bool bad = false;
+		double t0, d;
+		int kind;
+
+		if (m->stop && atomic_load(m->stop))
+			break;
+		kind = mix_kind(seed, m->inline_only, &len);
+		atomic_fetch_add(&m_inflight[kind], 1);
+		t0 = now_s();
+		st = kind == MIX_NULL ? call_null(m->cl, M_TMO_S)
+				      : echo_raw(m->cl, len, seed, M_TMO_S,
+						 &bad);
+		d = now_s() - t0;
+		atomic_fetch_sub(&m_inflight[kind], 1);
+		m->s.calls[kind]++;
+		if (d > m->s.worst) {
+			m->s.worst = d;
+			m->s.worst_kind = kind;
+		}
+		if (bad)
+			mix_fail(X_BYTES, "thread %d call %ld (%s of %zu bytes, "
+				 "seed %#x): a success with other bytes",
+				 m->id, i, mix_name[kind], len, seed);
+		if (d > M_TMO_S + M_MARGIN_S)
+			mix_fail(X_SLOW, "thread %d call %ld (%s of %zu bytes)"
+				 " took %.2f s (limit %d + %.0f s): %s", m->id,
+				 i, mix_name[kind], len, d, M_TMO_S,
+				 M_MARGIN_S, clnt_sperrno(st));
+		if (st == RPC_SUCCESS) {
+			m->s.ok[kind]++;
+			m->s.ok_bytes += (long long)len;
+			if (m->ok_fd >= 0 && write(m->ok_fd, "o", 1) < 0) {
+				/* a full pipe: the count is a lower bound */
+			}
+			continue;
+		}
+		m->s.failed[(unsigned)st < 32 ? st : 31]++;
+		if (m->strict || !st_is_conn_error(st))
+			mix_fail(X_FAILED, "thread %d call %ld (%s of %zu "
+				 "bytes) failed after %.3f s: %s", m->id, i,
+				 mix_name[kind], len, d, clnt_sperrno(st));
+		usleep(M_BACKOFF_US);
+	}
+	return NULL;
+}
+
+static void mix_stats_add(struct mix_stats *t, const struct mix_stats *s)
+{
+	for (int k = 0; k < MIX_KINDS; k++) {
+		t->calls[k] += s->calls[k];
+		t->ok[k] += s->ok[k];
+	}
+	for (int i = 0; i < 32; i++)
+		t->failed[i] += s->failed[i];
+	t->ok_bytes += s->ok_bytes;
+	if (s->worst > t->worst) {
+		t->worst = s->worst;
+		t->worst_kind = s->worst_kind;
+	}
+}
+
+/* n threads of the mixed load on cl (from mixer m's settings); the
+ * caller joins them with mixers_join. No check in here: a client child
+ * uses it too. */
+static int mixers_start(struct mixer *ms, pthread_t *th, int n,
+			const struct mixer *m)
+{
+	for (int i = 0; i < n; i++) {
+		ms[i] = *m;
+		ms[i].id = i;
+		if (pthread_create(&th[i], NULL, mixer_main, &ms[i]))
+			return -1;
+	}
+	return 0;
+}
+
+static void mixers_join(struct mixer *ms, pthread_t *th, int n,
+			struct mix_stats *tot)
+{
+	memset(tot, 0, sizeof(*tot));
+	for (int i = 0; i < n; i++) {
+		pthread_join(th[i], NULL);
+		mix_stats_add(tot, &ms[i].s);
+	}
+}
+
+static void mix_print(const char *tag, const char *what,
+		      const struct mix_stats *s)
+{
+	printf("%s: %s:", tag, what);
+	for (int k = 0; k < MIX_KINDS; k++)
+		printf(" %s %ld ok of %ld;", mix_name[k], s->ok[k],
+		       s->calls[k]);
+	printf(" %.1f MiB echoed and verified; longest call %.3f s (%s)\n",
+	       (double)s->ok_bytes / (1 << 20), s->worst,
+	       mix_name[s->worst_kind]);
+	for (int i = 0; i < 32; i++)
+		if (s->failed[i])
+			printf("%s:   failed: %5ld x %s\n", tag, s->failed[i],
+			       clnt_sperrno((enum clnt_stat)i));
+}
+
+/* nthreads threads, per_thread calls each (mixed, or inline echoes
+ * only): all succeed, with the right bytes. */
+static void burst_ok(CLIENT *cl, int nthreads, int per_thread,
+		     bool inline_only, uint32_t seed,
+		     struct mix_stats *out)
+{
+	struct mixer ms[8], m = { .cl = cl, .seed = seed, .strict = true,
+				  .inline_only = inline_only,
+				  .ncalls = per_thread, .ok_fd = -1 };
+	struct mix_stats tot;
+	pthread_t th[8];
+
+	ck_assert_int_le(nthreads, 8);
+	ck_assert_int_eq(mixers_start(ms, th, nthreads, &m), 0);
+	mixers_join(ms, th, nthreads, &tot);
+	ck_assert_int_eq(tot.ok[MIX_NULL] + tot.ok[MIX_INLINE] +
+				 tot.ok[MIX_CHUNKS],
+			 nthreads * per_thread);
+	if (out)
+		*out = tot;
+}
 /* ---- faults: the server dies during a burst ---- */
 
 #define F_THREADS	8
@@ -275,13 +577,6 @@ static void *fworker_main(void *arg)
 	}
 	return NULL;
 }
-
-static bool st_is_conn_error(enum clnt_stat st)
-{
-	return st == RPC_CANTRECV || st == RPC_CANTSEND || st == RPC_TIMEDOUT;
-}
-
-static void burst_ok(CLIENT *cl, int per_thread);
 
 START_TEST(test_kill_during_burst)
 {
@@ -409,7 +704,7 @@ START_TEST(test_kill_during_burst)
 	ck_assert_uint_eq(st2.connects, 2);
 	ck_assert_uint_eq(st2.disconnects, 1);
 	/* All 8 credits are usable again: a burst on the new connection. */
-	burst_ok(cl, 5);
+	burst_ok(cl, F_THREADS, 5, true, 1000, NULL);
 	ck_assert_uint_eq(stats_of(cl).connects, 2);
 	printf("faults: connects %llu -> %llu -> %llu, disconnects %llu -> "
 	       "%llu -> %llu\n",
@@ -424,41 +719,6 @@ START_TEST(test_kill_during_burst)
 	alarm(0);
 }
 END_TEST
-
-struct bworker {
-	CLIENT *cl;
-	int id, n, ok;
-};
-
-static void *bworker_main(void *arg)
-{
-	struct bworker *b = arg;
-
-	for (int i = 0; i < b->n; i++)
-		if (call_echo(b->cl, 200, (unsigned)(b->id + i), F_TMO_S) ==
-		    RPC_SUCCESS)
-			b->ok++;
-	return NULL;
-}
-
-/* F_THREADS threads, per_thread echo calls each: all succeed. */
-static void burst_ok(CLIENT *cl, int per_thread)
-{
-	struct bworker b[F_THREADS];
-	pthread_t th[F_THREADS];
-	int ok = 0;
-
-	for (int i = 0; i < F_THREADS; i++) {
-		b[i] = (struct bworker){ .cl = cl, .id = i, .n = per_thread };
-		ck_assert_int_eq(pthread_create(&th[i], NULL, bworker_main,
-						&b[i]), 0);
-	}
-	for (int i = 0; i < F_THREADS; i++) {
-		pthread_join(th[i], NULL);
-		ok += b[i].ok;
-	}
-	ck_assert_int_eq(ok, F_THREADS * per_thread);
-}
 
 /* ---- cleanup: create / call / destroy cycles ---- */
 
@@ -498,10 +758,10 @@ static void rdma_res(pid_t pid, int out[NKINDS])
 	ck_assert_int_eq(pclose(f), 0);
 }
 
-static void res_print(const char *who, const char *when,
+static void res_print(const char *tag, const char *who, const char *when,
 		      const int r[NKINDS])
 {
-	printf("cleanup: rdma resources of the %s %s:", who, when);
+	printf("%s: rdma resources of the %s %s:", tag, who, when);
 	for (size_t k = 0; k < NKINDS; k++)
 		printf(" %s %d", res_kinds[k], r[k]);
 	printf("\n");
@@ -530,7 +790,7 @@ static void cycle(uint16_t port, int i, pid_t srv)
 		printf("cycle %d: clnt_rdma_create failed after %.3f s: %s\n",
 		       i, now_s() - t, clnt_spcreateerror("clnt"));
 		rdma_res(srv, r);
-		res_print("server", "now", r);
+		res_print("cleanup", "server", "now", r);
 		ck_abort_msg("cycle %d: clnt_rdma_create failed", i);
 	}
 	st = call_null(cl, 10);
@@ -626,11 +886,11 @@ START_TEST(test_cycles)
 	       (t_end - t_mark) / (done - C_MARK), C_MARK, c_worst, c_slow);
 	printf("cleanup: open fds %d before, %d at cycle %d, %d after\n", fd0,
 	       fd_mark, C_MARK, fd1);
-	res_print("client", "before", r0);
-	res_print("client", "with one CLIENT open", rmid);
-	res_print("client", "after", r1);
-	res_print("server", "before", s0);
-	res_print("server", "after", s1);
+	res_print("cleanup", "client", "before", r0);
+	res_print("cleanup", "client", "with one CLIENT open", rmid);
+	res_print("cleanup", "client", "after", r1);
+	res_print("cleanup", "server", "before", s0);
+	res_print("cleanup", "server", "after", s1);
 	printf("cleanup: VmRSS %ld KiB before, %ld KiB at cycle %d, %ld KiB "
 	       "after (%+ld KiB from cycle %d)\n",
 	       rss0, rss_mark, C_MARK, rss1, rss1 - rss_mark, C_MARK);
@@ -649,11 +909,369 @@ START_TEST(test_cycles)
 }
 END_TEST
 
+/* ---- kills: peers SIGKILLed at random points of the mixed load ---- */
+
+#define K_KILLS		100	/* per test; T_FAULTS_KILLS overrides */
+#define K_DELAY_MS	400	/* a kill lands 0 to this after the (re)start */
+#define K_PER_KILL_S	3	/* the watchdog's allowance per kill */
+#define K_REAP_S	10.0	/* the server's reaping of dead clients */
+#define K_RSS_SLACK	4096	/* KiB of VmRSS noise allowed */
+
+static int kills_wanted(void)
+{
+	const char *e = getenv("T_FAULTS_KILLS");
+	int n = e ? atoi(e) : K_KILLS;
+
+	return n > 0 ? n : K_KILLS;
+}
+
+/* The test's own seed, printed: T_FAULTS_SEED repeats its delays and its
+ * calls (not its timing). */
+static uint32_t seed_new(const char *tag)
+{
+	const char *e = getenv("T_FAULTS_SEED");
+	uint32_t s = e ? (uint32_t)strtoul(e, NULL, 0)
+		       : hash32((uint32_t)time(NULL) ^
+				((uint32_t)getpid() << 16));
+
+	printf("%s: seed %#x (T_FAULTS_SEED=%#x repeats the delays and the "
+	       "calls)\n", tag, s, s);
+	return s;
+}
+
+/* 0 to max ms, from the test's PRNG. */
+static int delay_next(uint32_t *state, int max)
+{
+	*state = hash32(*state + 0x9e3779b9u);
+	return (int)(*state % (uint32_t)(max + 1));
+}
+
+static void res_assert_same(const char *who, const int a[NKINDS],
+			    const int b[NKINDS])
+{
+	for (size_t k = 0; k < NKINDS; k++)
+		ck_assert_msg(a[k] == b[k], "%s %s: %d before, %d after", who,
+			      res_kinds[k], a[k], b[k]);
+}
+
+static bool res_same(const int a[NKINDS], const int b[NKINDS])
+{
+	return memcmp(a, b, NKINDS * sizeof(a[0])) == 0;
+}
+
+/*
+ * This process is the client: M_THREADS threads run the mixed load on one
+ * CLIENT while the server child is SIGKILLed 0 to K_DELAY_MS after each
+ * (re)start and started again on the same port. Every call returns within
+ * its timeout plus the margin, succeeds with its own bytes back or fails
+ * with a connection error; afterwards the same CLIENT serves again, and
+ * once destroyed this process is back to its idle fds, RDMA objects and
+ * VmRSS.
+ */
+START_TEST(test_random_server_kills)
+{
+	static struct mixer ms[M_THREADS];
+	pthread_t th[M_THREADS];
+	const char *tag = "server kills";
+	int kills = kills_wanted(), fd0, fd1, r0[NKINDS], r1[NKINDS];
+	int busy = 0, busy_chunks = 0, dsum = 0;
+	uint32_t seed = seed_new(tag), rng = seed;
+	uint16_t port = port_new();
+	double t0, t_loop, t_spawn = 0, spawn_worst = 0, t;
+	struct mix_stats warm, tot, after;
+	struct rpcrdma_stats st;
+	atomic_bool stop = false;
+	struct mixer m = { .seed = seed, .ncalls = 0, .stop = &stop,
+			   .ok_fd = -1 };
+	long rss0, rss1;
+	pid_t pid;
+	CLIENT *cl;
+
+	alarm(120 + (unsigned)kills * K_PER_KILL_S);
+	pid = srv_spawn(port);
+	/* Warm-up: a CLIENT of the same shape runs the mixed load and is
+	 * destroyed; what stays after that is the idle level. */
+	cl = clnt_mk(port);
+	burst_ok(cl, M_THREADS, 8, false, seed ^ 0x5a5a5a5au, &warm);
+	clnt_destroy(cl);
+	fd0 = open_fds();
+	rss0 = vmrss_kib();
+	rdma_res(getpid(), r0);
+
+	cl = clnt_mk(port);
+	m.cl = cl;
+	ck_assert_int_eq(mixers_start(ms, th, M_THREADS, &m), 0);
+	t0 = now_s();
+	for (int k = 0; k < kills; k++) {
+		int ms_delay = delay_next(&rng, K_DELAY_MS), inflight = 0;
+
+		dsum += ms_delay;
+		usleep((useconds_t)ms_delay * 1000u);
+		for (int i = 0; i < MIX_KINDS; i++)
+			inflight += atomic_load(&m_inflight[i]);
+		busy += inflight > 0;
+		busy_chunks += atomic_load(&m_inflight[MIX_CHUNKS]) > 0;
+		srv_kill(pid);
+		t = now_s();
+		pid = srv_spawn(port);
+		t = now_s() - t;
+		t_spawn += t;
+		if (t > spawn_worst)
+			spawn_worst = t;
+	}
+	t_loop = now_s() - t0;
+	atomic_store(&stop, true);
+	mixers_join(ms, th, M_THREADS, &tot);
+
+	/* The server is back: the same CLIENT serves the mixed load, every
+	 * call verified. */
+	t = now_s();
+	burst_ok(cl, M_THREADS, 8, false, seed ^ 0xa5a5a5a5u, &after);
+	t = now_s() - t;
+	st = stats_of(cl);
+	clnt_destroy(cl);
+	srv_kill(pid);
+	fd1 = open_fds();
+	rss1 = vmrss_kib();
+	rdma_res(getpid(), r1);
+
+	printf("%s: %d kills in %.1f s (delays 0 to %d ms, %.0f ms on "
+	       "average; a restart took %.3f s on average, %.3f s at most); "
+	       "%d kills with calls in flight, %d with a chunked echo in "
+	       "flight\n", tag, kills, t_loop, K_DELAY_MS,
+	       (double)dsum / kills, t_spawn / kills, spawn_worst, busy,
+	       busy_chunks);
+	mix_print(tag, "warm-up", &warm);
+	mix_print(tag, "during the kills", &tot);
+	mix_print(tag, "after them (all must succeed)", &after);
+	printf("%s: after the kills, %d calls in %.2f s; the CLIENT's "
+	       "connects %llu, disconnects %llu, calls with read chunks %llu,"
+	       " Long Replies %llu, inline replies %llu\n", tag,
+	       M_THREADS * 8, t, (unsigned long long)st.connects,
+	       (unsigned long long)st.disconnects,
+	       (unsigned long long)st.calls_read_chunks,
+	       (unsigned long long)st.replies_long,
+	       (unsigned long long)st.replies_inline);
+	printf("%s: open fds %d idle, %d after\n", tag, fd0, fd1);
+	res_print(tag, "client", "idle", r0);
+	res_print(tag, "client", "after", r1);
+	printf("%s: VmRSS %ld KiB idle, %ld KiB after (%+ld KiB)\n", tag, rss0,
+	       rss1, rss1 - rss0);
+
+	/* The load was mixed and got through between the kills. */
+	for (int k = 0; k < MIX_KINDS; k++)
+		ck_assert_msg(tot.ok[k] > 0, "no %s succeeded between the "
+			      "kills", mix_name[k]);
+	ck_assert_uint_gt(st.calls_read_chunks, 0);
+	ck_assert_uint_gt(st.replies_long, 0);
+	ck_assert_uint_gt(st.connects, 1);
+	ck_assert_int_gt(busy_chunks, 0);
+	ck_assert_int_eq(fd1, fd0);
+	res_assert_same("client", r0, r1);
+#ifndef __SANITIZE_ADDRESS__	/* ASan's quarantine holds freed memory */
+	ck_assert_msg(rss1 - rss0 < K_RSS_SLACK, "VmRSS grew by %ld KiB",
+		      rss1 - rss0);
+#endif
+	alarm(0);
+}
+END_TEST
+
+/* Starts this program in client mode against addr_b:port; returns once
+ * it is about to connect. *rd: a byte 'o' for each verified success. */
+static pid_t cli_spawn(uint16_t port, uint32_t seed, long ncalls, int *rd)
+{
+	char sport[16], sseed[16], sn[24];
+	const char *argv[] = { "t_faults", "client", addr_a, addr_b, sport,
+			       sseed, sn, spawn_fd, NULL };
+	pid_t pid;
+
+	snprintf(sport, sizeof(sport), "%u", port);
+	snprintf(sseed, sizeof(sseed), "%u", seed);
+	snprintf(sn, sizeof(sn), "%ld", ncalls);
+	pid = self_spawn(argv, rd);
+	spawn_ready(*rd, pid, "a client");
+	return pid;
+}
+
+/* The successes a client child reported (it is gone: the pipe ends). */
+static int cli_oks(int rd)
+{
+	char buf[4096];
+	ssize_t n;
+	int oks = 0;
+
+	while ((n = read(rd, buf, sizeof(buf))) > 0)
+		for (ssize_t i = 0; i < n; i++)
+			oks += buf[i] == 'o';
+	close(rd);
+	return oks;
+}
+
+static const char *cli_status(int wst, char *buf, size_t len)
+{
+	if (WIFEXITED(wst))
+		snprintf(buf, len, "exit %d%s", WEXITSTATUS(wst),
+			 WEXITSTATUS(wst) == X_BYTES    ? " (wrong bytes)"
+			 : WEXITSTATUS(wst) == X_SLOW   ? " (a call too long)"
+			 : WEXITSTATUS(wst) == X_FAILED ? " (a call failed)"
+			 : WEXITSTATUS(wst) == X_CREATE ? " (no CLIENT)"
+							: "");
+	else if (WIFSIGNALED(wst))
+		snprintf(buf, len, "signal %d", WTERMSIG(wst));
+	else
+		snprintf(buf, len, "status %#x", wst);
+	return buf;
+}
+
+/*
+ * One long-lived server child; a client child (client mode: M_THREADS
+ * threads of the mixed load, every call verified and required to
+ * succeed) is SIGKILLed 0 to K_DELAY_MS after it starts connecting, N
+ * times. The server lives on, serves every client meanwhile, reaps the
+ * dead clients' connections (its RDMA objects and fds back to the level
+ * after one clean client, its VmRSS within slack) and answers a fresh
+ * CLIENT afterwards.
+ */
+START_TEST(test_random_client_kills)
+{
+	const char *tag = "client kills";
+	int kills = kills_wanted(), s0[NKINDS], s1[NKINDS], fd0, fd1, rd, wst;
+	int oks, oks_sum = 0, with_oks = 0, dsum = 0;
+	uint32_t seed = seed_new(tag), rng = seed;
+	uint16_t port = port_new();
+	double t0, t_loop, t_reap, t;
+	struct mix_stats after;
+	long rss0, rss1;
+	char why[64];
+	pid_t srv, c;
+	CLIENT *cl;
+
+	alarm(120 + (unsigned)kills * K_PER_KILL_S);
+	srv = srv_spawn(port);
+	/* Warm-up: one client that ends cleanly; the server's level after
+	 * it is the baseline. */
+	c = cli_spawn(port, seed, 8, &rd);
+	ck_assert_int_eq(waitpid(c, &wst, 0), c);
+	oks = cli_oks(rd);
+	ck_assert_msg(WIFEXITED(wst) && WEXITSTATUS(wst) == 0,
+		      "the warm-up client: %s",
+		      cli_status(wst, why, sizeof(why)));
+	ck_assert_int_eq(oks, M_THREADS * 8);
+	usleep(500000);	/* the server reaps its disconnect */
+	rdma_res(srv, s0);
+	fd0 = pid_fds(srv);
+	rss0 = pid_vmrss_kib(srv);
+
+	t0 = now_s();
+	for (int k = 0; k < kills; k++) {
+		int ms_delay = delay_next(&rng, K_DELAY_MS);
+
+		dsum += ms_delay;
+		c = cli_spawn(port, hash32(seed + (uint32_t)k + 1u), 0, &rd);
+		usleep((useconds_t)ms_delay * 1000u);
+		kill(c, SIGKILL);
+		ck_assert_int_eq(waitpid(c, &wst, 0), c);
+		oks = cli_oks(rd);
+		ck_assert_msg(WIFSIGNALED(wst) && WTERMSIG(wst) == SIGKILL,
+			      "client %d of %d (%d ms) ended by itself: %s",
+			      k + 1, kills, ms_delay,
+			      cli_status(wst, why, sizeof(why)));
+		ck_assert_msg(waitpid(srv, &wst, WNOHANG) == 0,
+			      "the server died at kill %d: %s", k + 1,
+			      cli_status(wst, why, sizeof(why)));
+		oks_sum += oks;
+		with_oks += oks > 0;
+	}
+	t_loop = now_s() - t0;
+
+	/* Every dead client's connection reaped (bounded). */
+	t = now_s();
+	for (;;) {
+		rdma_res(srv, s1);
+		fd1 = pid_fds(srv);
+		if ((res_same(s0, s1) && fd1 == fd0) ||
+		    now_s() - t > K_REAP_S)
+			break;
+		usleep(200000);
+	}
+	t_reap = now_s() - t;
+	rss1 = pid_vmrss_kib(srv);
+
+	/* A fresh CLIENT of this process is served, every call verified. */
+	cl = clnt_mk(port);
+	burst_ok(cl, M_THREADS, 8, false, seed ^ 0xa5a5a5a5u, &after);
+	clnt_destroy(cl);
+	ck_assert_msg(waitpid(srv, &wst, WNOHANG) == 0, "the server died");
+	srv_kill(srv);
+
+	printf("%s: %d clients killed in %.1f s (delays 0 to %d ms after "
+	       "each began to connect, %.0f ms on average); %d of them had "
+	       "verified successes, %d in all\n", tag, kills, t_loop,
+	       K_DELAY_MS, (double)dsum / kills, with_oks, oks_sum);
+	printf("%s: the server's open fds %d after one clean client, %d "
+	       "after the kills (%.1f s to get there)\n", tag, fd0, fd1,
+	       t_reap);
+	res_print(tag, "server", "after one clean client", s0);
+	res_print(tag, "server", "after the kills", s1);
+	printf("%s: the server's VmRSS %ld KiB after one clean client, %ld KiB"
+	       " after the kills (%+ld KiB)\n", tag, rss0, rss1, rss1 - rss0);
+	mix_print(tag, "a fresh CLIENT after the kills (all must succeed)",
+		  &after);
+
+	ck_assert_int_gt(with_oks, 0);
+	ck_assert_int_eq(fd1, fd0);
+	res_assert_same("server", s0, s1);
+#ifndef __SANITIZE_ADDRESS__
+	ck_assert_msg(rss1 - rss0 < K_RSS_SLACK,
+		      "the server's VmRSS grew by %ld KiB", rss1 - rss0);
+#endif
+	alarm(0);
+}
+END_TEST
+
+/*
+ * Client mode: t_faults client ADDR_A ADDR_B PORT SEED NCALLS FD.
+ * M_THREADS threads run the mixed load on one CLIENT from ADDR_A to
+ * ADDR_B:PORT, every call verified and required to succeed, NCALLS per
+ * thread (0: until killed), then a clean exit (0). Writes 'r' on FD just
+ * before connecting and 'o' after each verified success. Else exits with
+ * X_BYTES, X_SLOW, X_FAILED or X_CREATE, having said why on stderr.
+ */
+static int client_main(char **argv)
+{
+	static struct mixer ms[M_THREADS];
+	pthread_t th[M_THREADS];
+	struct mix_stats tot;
+	struct mixer m = { .strict = true, .ok_fd = atoi(argv[7]) };
+	uint16_t port = (uint16_t)atoi(argv[4]);
+
+	client_mode = true;
+	addr_a = argv[2];
+	addr_b = argv[3];
+	m.seed = (uint32_t)strtoul(argv[5], NULL, 0);
+	m.ncalls = atol(argv[6]);
+	if (write(m.ok_fd, "r", 1) != 1)
+		return X_CREATE;
+	(void)fcntl(m.ok_fd, F_SETFL, O_NONBLOCK);
+	m.cl = clnt_try(port);
+	if (!m.cl) {
+		fprintf(stderr, "t_faults client: %s\n",
+			clnt_spcreateerror("clnt_rdma_create"));
+		return X_CREATE;
+	}
+	if (mixers_start(ms, th, M_THREADS, &m))
+		return X_FAILED;
+	mixers_join(ms, th, M_THREADS, &tot);
+	clnt_destroy(m.cl);
+	return 0;
+}
+
 static Suite *faults_suite(void)
 {
 	Suite *s = suite_create("faults");
 	TCase *f = tcase_create("faults");
 	TCase *c = tcase_create("cleanup");
+	TCase *k = tcase_create("kills");
 
 	tcase_set_timeout(f, 180);
 	tcase_add_test(f, test_kill_during_burst);
@@ -661,6 +1279,11 @@ static Suite *faults_suite(void)
 	tcase_set_timeout(c, 360);
 	tcase_add_test(c, test_cycles);
 	suite_add_tcase(s, c);
+	/* The tests' own watchdogs (alarm) come first. */
+	tcase_set_timeout(k, 150 + kills_wanted() * K_PER_KILL_S);
+	tcase_add_test(k, test_random_server_kills);
+	tcase_add_test(k, test_random_client_kills);
+	suite_add_tcase(s, k);
 	return s;
 }
 
@@ -671,6 +1294,8 @@ int main(int argc, char **argv)
 
 	if (argc == 5 && strcmp(argv[1], "server") == 0)
 		return server_main(argv[2], argv[3], argv[4]);
+	if (argc == 8 && strcmp(argv[1], "client") == 0)
+		return client_main(argv);
 	addr_a = getenv("RPCRDMA_ADDR_A");
 	addr_b = getenv("RPCRDMA_ADDR_B");
 	if (!addr_a || !*addr_a)
