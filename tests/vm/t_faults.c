@@ -37,8 +37,8 @@
  */
 #include <check.h>
 #include <errno.h>
-#include <malloc.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
