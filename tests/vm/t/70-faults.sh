@@ -6,7 +6,7 @@
 # a random point (0-400 ms, the seed printed): no call over its timeout,
 # no success with wrong bytes, fds, RDMA objects, heap and VmRSS back
 # (60-90 s and 30-40 s on 6.12 and 6.1 under TCG, the longer when the
-# host is shared; 110 s both under ASan). The cleanup case runs in
+# host is shared; 110-185 s both under ASan). The cleanup case runs in
 # 71-cleanup.sh.
 # vm-timeout: 420
 env CK_RUN_CASE=faults ./tests/vm/t_faults
