@@ -501,7 +501,7 @@ static void idle_take(struct idle *i)
 	malloc_trim(0);
 	i->rss = vmrss_kib();
 	i->heap = heap_in_use();
-	rdma_res(getpid(), i->res);
+	rdma_res(getpid(), false, i->res);
 }
 
 /* What the faults may leave: malloc'ed memory, exactly (a connection's
