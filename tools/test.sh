@@ -93,7 +93,7 @@ rm -rf "$inst"
 # the real verbs paths. 71-cleanup's VmRSS bounds do not hold under ASan.
 step "guest suites under ASan+UBSan (build-san, backports kernel)"
 (cd build-san && make -j"$jobs" >/dev/null &&
-	"$top/tests/vm/run" --timeout 900 -- "$top/tests/vm/runner.sh" \
+	"$top/tests/vm/run" --timeout 1500 -- "$top/tests/vm/runner.sh" \
 		40-clnt 45-svc 46-limits 47-pool 50-engine 60-kv 65-nfsd \
 		70-faults) | tee build-san/guest-asan.log |
 	grep -E '^(PASS|FAIL|SKIP): |^[0-9]+ passed, [0-9]+ failed|Sanitizer'
