@@ -858,6 +858,68 @@ static bool dev_active(const char *dev)
 #define D_THREADS	3
 #define D_DELETE_S	20	/* the delete returns within this */
 
+/* D_THREADS threads calling on cl (one with BIG echoes), all served. */
+static void load_start(struct worker *w, CLIENT *cl)
+{
+	memset(w, 0, D_THREADS * sizeof(*w));
+	for (int i = 0; i < D_THREADS; i++) {
+		w[i].cl = cl;
+		w[i].id = i;
+		w[i].big = i == 0;
+	}
+	workers_start(w, D_THREADS);
+	ck_assert(workers_recovered(w, D_THREADS, 0, 2, 60));
+}
+
+/*
+ * Deletes dev in another thread (the kernel's unregister waits for every
+ * user of the device to close its context) while w's calls go on: the
+ * delete returns within D_DELETE_S with status 0; waits until each caller
+ * has made a call after it (bounded by a call's time), stops them and
+ * judges every call into *v. Returns the seconds the delete took.
+ */
+static double delete_under_load(const char *dev, const char *tag,
+				struct worker *w, struct verdict *v)
+{
+	double t_del0, t;
+	pthread_t th;
+
+	atomic_store(&del_done, false);
+	t_del0 = now_ms();
+	ck_assert_int_eq(pthread_create(&th, NULL, del_main, (void *)dev), 0);
+	ck_assert_msg(del_wait(D_DELETE_S),
+		      "rdma link delete %s still blocked after %d s", dev,
+		      D_DELETE_S);
+	ck_assert_int_eq(pthread_join(th, NULL), 0);
+	ck_assert_int_eq(del_rc, 0);
+	t = now_ms();
+	for (int i = 0; i < D_THREADS; i++)
+		while (w[i].n && w[i].r[w[i].n - 1].t0 < atomic_load(&del_t1) &&
+		       now_ms() - t < (TMO_S + MARGIN_S) * 1e3)
+			usleep(10000);
+	workers_stop(w, D_THREADS);
+	memset(v, 0, sizeof(*v));
+	for (int i = 0; i < D_THREADS; i++)
+		judge(&w[i], &t_del0, 1, v);
+	verdict_print(tag, v);
+	return (atomic_load(&del_t1) - t_del0) / 1e3;
+}
+
+/* Adds dev back on netdev and waits until its port is ACTIVE. */
+static void dev_readd(const char *dev, const char *netdev)
+{
+	char cmd[96];
+	double t;
+
+	snprintf(cmd, sizeof(cmd), "rdma link add %s type rxe netdev %s", dev,
+		 netdev);
+	ck_assert_int_eq(system(cmd), 0);
+	t = now_ms();
+	while (!dev_active(dev) && now_ms() - t < 20e3)
+		usleep(100000);
+	ck_assert_msg(dev_active(dev), "%s not ACTIVE 20 s after add", dev);
+}
+
 START_TEST(test_device_removal)
 {
 	static struct worker w[D_THREADS];
@@ -865,10 +927,9 @@ START_TEST(test_device_removal)
 	struct verdict v;
 	struct idle idle;
 	struct srv s;
-	double t_del0, t_del, t;
+	double t_del, t;
 	int from, cq, sq, wrong = 0, tries = 0;
 	enum clnt_stat st;
-	pthread_t th;
 	CLIENT *cl, *cl2;
 
 	alarm(240);
@@ -880,36 +941,10 @@ START_TEST(test_device_removal)
 	ck_assert_int_eq(do_call(cl, K_SMALL, 7, &wrong), RPC_SUCCESS);
 	q_pair(from, s.port, &cq, &sq);
 	st0 = stats_of(cl);
-	memset(w, 0, sizeof(w));
-	for (int i = 0; i < D_THREADS; i++) {
-		w[i].cl = cl;
-		w[i].id = i;
-		w[i].big = i == 0;
-	}
-	workers_start(w, D_THREADS);
-	ck_assert(workers_recovered(w, D_THREADS, 0, 2, 60));
+	load_start(w, cl);
 
-	/* The client's device (rxe0, under $RPCRDMA_ADDR_A) goes, in
-	 * another thread: the kernel's unregister waits for every user of
-	 * the device to close its context. */
-	t_del0 = now_ms();
-	ck_assert_int_eq(pthread_create(&th, NULL, del_main, "rxe0"), 0);
-	ck_assert_msg(del_wait(D_DELETE_S),
-		      "rdma link delete still blocked after %d s", D_DELETE_S);
-	ck_assert_int_eq(pthread_join(th, NULL), 0);
-	t_del = (atomic_load(&del_t1) - t_del0) / 1e3;
-	ck_assert_int_eq(del_rc, 0);
-	/* Every caller met the device's absence, then they stop. */
-	t = now_ms();
-	for (int i = 0; i < D_THREADS; i++)
-		while (w[i].n && w[i].r[w[i].n - 1].t0 < atomic_load(&del_t1) &&
-		       now_ms() - t < (TMO_S + MARGIN_S) * 1e3)
-			usleep(10000);
-	workers_stop(w, D_THREADS);
-	memset(&v, 0, sizeof(v));
-	for (int i = 0; i < D_THREADS; i++)
-		judge(&w[i], &t_del0, 1, &v);
-	verdict_print("devremove", &v);
+	/* The client's device (rxe0, under $RPCRDMA_ADDR_A) goes. */
+	t_del = delete_under_load("rxe0", "devremove", w, &v);
 	printf("devremove: rdma link delete returned after %.3f s; the "
 	       "client's QP %s, the server's %s\n", t_del,
 	       q_get(cq).live ? "live" : "freed",
@@ -930,11 +965,7 @@ START_TEST(test_device_removal)
 	/* The device is back: the SAME CLIENT reconnects, and a new one
 	 * connects (address resolution may need the new device's GID
 	 * table: a few tries within 10 s). */
-	ck_assert_int_eq(system("rdma link add rxe0 type rxe netdev v0"), 0);
-	t = now_ms();
-	while (!dev_active("rxe0") && now_ms() - t < 20e3)
-		usleep(100000);
-	ck_assert_msg(dev_active("rxe0"), "rxe0 not ACTIVE 20 s after add");
+	dev_readd("rxe0", "v0");
 	t = now_ms();
 	do {
 		tries++;
@@ -980,9 +1011,8 @@ START_TEST(test_server_device_removal)
 	struct verdict v;
 	struct idle idle;
 	struct srv s, s2;
-	double t_del0, t_del, t;
+	double t_del, t;
 	int from, cq, sq, wrong = 0;
-	pthread_t th;
 	CLIENT *cl, *cl2;
 
 	alarm(240);
@@ -993,35 +1023,10 @@ START_TEST(test_server_device_removal)
 	cl = clnt_mk(s.port);
 	ck_assert_int_eq(do_call(cl, K_SMALL, 7, &wrong), RPC_SUCCESS);
 	q_pair(from, s.port, &cq, &sq);
-	memset(w, 0, sizeof(w));
-	for (int i = 0; i < D_THREADS; i++) {
-		w[i].cl = cl;
-		w[i].id = i;
-		w[i].big = i == 0;
-	}
-	workers_start(w, D_THREADS);
-	ck_assert(workers_recovered(w, D_THREADS, 0, 2, 60));
+	load_start(w, cl);
 
-	atomic_store(&del_done, false);
 	timeout_ok = true;
-	t_del0 = now_ms();
-	ck_assert_int_eq(pthread_create(&th, NULL, del_main, "rxe1"), 0);
-	ck_assert_msg(del_wait(D_DELETE_S),
-		      "rdma link delete rxe1 still blocked after %d s",
-		      D_DELETE_S);
-	ck_assert_int_eq(pthread_join(th, NULL), 0);
-	t_del = (atomic_load(&del_t1) - t_del0) / 1e3;
-	ck_assert_int_eq(del_rc, 0);
-	t = now_ms();
-	for (int i = 0; i < D_THREADS; i++)
-		while (w[i].n && w[i].r[w[i].n - 1].t0 < atomic_load(&del_t1) &&
-		       now_ms() - t < (TMO_S + MARGIN_S) * 1e3)
-			usleep(10000);
-	workers_stop(w, D_THREADS);
-	memset(&v, 0, sizeof(v));
-	for (int i = 0; i < D_THREADS; i++)
-		judge(&w[i], &t_del0, 1, &v);
-	verdict_print("devremove server", &v);
+	t_del = delete_under_load("rxe1", "devremove server", w, &v);
 	printf("devremove server: rdma link delete rxe1 returned after %.3f "
 	       "s; the client's QP %s, the server's %s\n", t_del,
 	       q_get(cq).live ? "live" : "freed",
@@ -1032,11 +1037,7 @@ START_TEST(test_server_device_removal)
 	ck_assert(!q_get(sq).live);
 	timeout_ok = false;
 
-	ck_assert_int_eq(system("rdma link add rxe1 type rxe netdev v1"), 0);
-	t = now_ms();
-	while (!dev_active("rxe1") && now_ms() - t < 20e3)
-		usleep(100000);
-	ck_assert_msg(dev_active("rxe1"), "rxe1 not ACTIVE 20 s after add");
+	dev_readd("rxe1", "v1");
 	/* The old listener is gone with its device: nobody answers on its
 	 * port, the old CLIENT's calls fail. */
 	rpcrdma_opts_default(&o);
