@@ -1135,10 +1135,12 @@ static void conn_destroy(SVCXPRT *xprt)
 
 static bool_t svc_rdma_control(SVCXPRT *xprt, const u_int rq, void *in)
 {
-	(void)xprt;
-	(void)rq;
-	(void)in;
-	return FALSE;
+	switch (rq) {
+	case SVCGET_RDMA_LIMITS:
+		return rpcrdma_svc_limits(xprt, in) == 0;
+	default:
+		return FALSE;
+	}
 }
 
 bool_t svc_no_args(SVCXPRT *xprt, xdrproc_t xargs, void *argsp)
@@ -1357,6 +1359,41 @@ int rpcrdma_svc_stats(SVCXPRT *xprt, struct rpcrdma_stats *out)
 	if (xprt->xp_ops != &conn_ops)
 		return -ENOTCONN;
 	*out = *rpcrdma_ep_stats(to_conn(xprt)->ep);
+	return 0;
+}
+
+int rpcrdma_svc_limits(SVCXPRT *xprt, struct rpcrdma_svc_limits *out)
+{
+	const struct rpcrdma_opts *o;
+
+	if (!xprt || !out)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	if (xprt->xp_ops == &conn_ops) {
+		struct svc_conn *c = to_conn(xprt);
+		const struct rpcrdma_inline *in = rpcrdma_ep_inline(c->ep);
+		uint32_t posted = rpcrdma_ep_credits(c->ep);
+
+		out->max_call = out->max_reply = c->max_msg;
+		out->inline_send = in->send_max;
+		out->inline_recv = in->recv_max;
+		/* The grant never exceeds the receives posted. */
+		out->credits = c->max_credits < posted ? c->max_credits
+						       : posted;
+		out->ddp_threshold = c->ddp_min;
+		out->remote_inv = in->peer_remote_inv;
+		out->connected = true;
+		return 0;
+	}
+	if (xprt->xp_ops != &lsn_ops)
+		return -EINVAL;
+	o = &to_lsn(xprt)->opts;
+	out->max_call = out->max_reply = o->max_msg;
+	/* What it advertises (RFC 8797): each connection's are at most. */
+	out->inline_send = o->inline_send;
+	out->inline_recv = o->inline_recv;
+	out->credits = o->credits;
+	out->ddp_threshold = rpcrdma_ddp_min(o->ddp_threshold);
 	return 0;
 }
 

@@ -180,6 +180,31 @@ int rpcrdma_svc_start(unsigned int nthreads);
 int rpcrdma_svc_wait(void);
 int rpcrdma_svc_stop(void);
 
+/*
+ * A server's transfer limits, which a libtirpc server may be used to
+ * learn from its socket: an rdma SVCXPRT's xp_fd is an RDMA-CM or
+ * completion channel, not a socket (getsockopt on it fails, ENOTSOCK).
+ * SVC_CONTROL(xprt, SVCGET_RDMA_LIMITS, &l) or rpcrdma_svc_limits(xprt,
+ * &l): on a connection, what was agreed with its peer (RFC 8797 Private
+ * Data); on a listener, what it offers (the inline sizes it advertises,
+ * which bound those of its connections). -EINVAL for another xprt. An NFS
+ * server's rtmax and wtmax (RFC 1813 section 3.3.19) are max_reply and
+ * max_call less the headers around the data (a few KiB).
+ */
+#define SVCGET_RDMA_LIMITS	0x5301	/* struct rpcrdma_svc_limits * */
+struct rpcrdma_svc_limits {
+	uint32_t max_call;	/* largest RPC call taken, chunks included */
+	uint32_t max_reply;	/* largest RPC reply sent, chunks included */
+	uint32_t inline_send;	/* largest message Sent to the peer */
+	uint32_t inline_recv;	/* largest message the peer may Send */
+	uint32_t credits;	/* most calls in progress it grants */
+	uint32_t ddp_threshold;	/* reply items from this size go in the
+				 * write chunks a call offers */
+	bool remote_inv;	/* replies may Send With Invalidate */
+	bool connected;		/* a connection, not a listener */
+};
+int rpcrdma_svc_limits(SVCXPRT *xprt, struct rpcrdma_svc_limits *out);
+
 /* Per-connection counters of a CLIENT or of a connection SVCXPRT. */
 int rpcrdma_clnt_stats(CLIENT *cl, struct rpcrdma_stats *out);
 int rpcrdma_svc_stats(SVCXPRT *xprt, struct rpcrdma_stats *out);

@@ -1055,6 +1055,71 @@ START_TEST(test_rpcbind)
 }
 END_TEST
 
+/*
+ * SVCGET_RDMA_LIMITS: what a server sizes its transfers by, its xp_fd
+ * being no socket. The listener reports what it advertises; a connection
+ * what RFC 8797 negotiation gave (each side's Send size is the smaller of
+ * its own and the peer's Receive size), the same as the client's view
+ * turned around.
+ */
+START_TEST(test_limits)
+{
+	struct rpcrdma_svc_limits l, bad;
+	struct rpcrdma_opts so, co;
+	struct rpcrdma_inline ci;
+	struct srv s;
+	CLIENT *cl;
+	SVCXPRT *x;
+	int v;
+	socklen_t vl = sizeof(v);
+
+	rpcrdma_opts_default(&so);
+	so.inline_send = 4096;
+	so.inline_recv = 16384;
+	so.credits = 8;
+	so.max_msg = 256 << 10;
+	srv_start_opts(&s, &so);
+	ck_assert(SVC_CONTROL(s.lsn, SVCGET_RDMA_LIMITS, &l));
+	ck_assert(!l.connected);
+	ck_assert_uint_eq(l.max_call, 256 << 10);
+	ck_assert_uint_eq(l.max_reply, 256 << 10);
+	ck_assert_uint_eq(l.inline_send, 4096);
+	ck_assert_uint_eq(l.inline_recv, 16384);
+	ck_assert_uint_eq(l.credits, 8);
+	ck_assert_uint_eq(l.ddp_threshold, RPCRDMA_DDP_THRESHOLD);
+
+	rpcrdma_opts_default(&co);
+	co.port = s.port;
+	co.inline_send = 2048;
+	co.inline_recv = 8192;
+	cl = clnt_rdma_create(addr_b, T_PROG, T_VERS, &co);
+	ck_assert_ptr_nonnull(cl);
+	null_call(cl);
+	ck_assert(clnt_control(cl, CLGET_RDMA_INLINE, (char *)&ci));
+	x = atomic_load(&last_xprt);
+	ck_assert_ptr_nonnull(x);
+	ck_assert_int_eq(rpcrdma_svc_limits(x, &l), 0);
+	ck_assert(l.connected);
+	ck_assert_uint_eq(l.max_call, 256 << 10);
+	ck_assert_uint_eq(l.inline_send, 4096);	/* min(4096, 8192) */
+	ck_assert_uint_eq(l.inline_recv, 2048);	/* min(16384, 2048) */
+	ck_assert_uint_eq(l.inline_send, ci.recv_max);
+	ck_assert_uint_eq(l.inline_recv, ci.send_max);
+	ck_assert_uint_eq(l.credits, 8);
+	ck_assert_int_eq(l.remote_inv, ci.remote_inv_in);
+	/* What a socket-minded server would try instead. */
+	errno = 0;
+	ck_assert_int_eq(getsockopt(x->xp_fd, SOL_SOCKET, SO_RCVBUF, &v, &vl),
+			 -1);
+	ck_assert_int_eq(errno, ENOTSOCK);
+	ck_assert(!SVC_CONTROL(x, 0x5399, &bad));
+	ck_assert_int_eq(rpcrdma_svc_limits(NULL, &l), -EINVAL);
+	ck_assert_int_eq(rpcrdma_svc_limits(x, NULL), -EINVAL);
+	clnt_destroy(cl);
+	srv_stop(&s);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *su = suite_create("svc_rdma");
@@ -1075,6 +1140,7 @@ int main(void)
 	tcase_add_test(tc, test_read_chunk_checked_first);
 	tcase_add_test(tc, test_no_read_resources);
 	tcase_add_test(tc, test_empty_write_chunk);
+	tcase_add_test(tc, test_limits);
 	suite_add_tcase(su, tc);
 	why = rpcbind_start();
 	if (!why) {
