@@ -169,14 +169,15 @@ nfsstat3 nfs3d_sattr_apply(int fd, const sattr3 *sa)
 void nfs3d_own_new(int dirfd, const char *leaf, const sattr3 *sa,
 		   const struct svc_req *rq)
 {
-	const struct authunix_parms *au;
+	struct nfs3d_cred c;
 
-	if (rq->rq_cred.oa_flavor != AUTH_SYS || !rq->rq_clntcred)
+	nfs3d_cred_of(rq, &c);
+	/* A caller other than root created it as itself (cred.c); a server
+	 * not run as root cannot give objects away. */
+	if (c.uid != 0 || geteuid() != 0)
 		return;
-	au = (const struct authunix_parms *)rq->rq_clntcred;
-	if (fchownat(dirfd, leaf,
-		     sa && sa->uid.set_it ? (uid_t)-1 : au->aup_uid,
-		     sa && sa->gid.set_it ? (gid_t)-1 : au->aup_gid,
+	if (fchownat(dirfd, leaf, sa && sa->uid.set_it ? (uid_t)-1 : c.uid,
+		     sa && sa->gid.set_it ? (gid_t)-1 : c.gid,
 		     AT_SYMLINK_NOFOLLOW) < 0 &&
 	    nfs3d_exp.verbose)
 		fprintf(stderr, "nfs3d: chown %s: %s\n", leaf, strerror(errno));

@@ -45,7 +45,22 @@ void nfs3d_dispatch(const struct nfs3d_proc *tab, unsigned int n,
 		svc_freeargs(xprt, p->xargs, args);
 		return;
 	}
-	reply = p->fn(args, res, rq);
+	if (p->modifies && nfs3d_exp.ro) {
+		/* A zeroed failure arm: its wcc_data says nothing. */
+		*(nfsstat3 *)(void *)res = NFS3ERR_ROFS;
+		reply = true;
+	} else {
+		struct nfs3d_cred cr;
+
+		nfs3d_cred_of(rq, &cr);
+		if (nfs3d_cred_enter(&cr) < 0) {
+			svcerr_systemerr(xprt);
+			svc_freeargs(xprt, p->xargs, args);
+			return;
+		}
+		reply = p->fn(args, res, rq);
+		nfs3d_cred_leave();
+	}
 	if (p->has_status && *(const nfsstat3 *)(const void *)res != NFS3_OK)
 		atomic_fetch_add_explicit(&cnt[rq->rq_proc].errors[k], 1,
 					  memory_order_relaxed);

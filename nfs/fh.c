@@ -33,7 +33,8 @@
 #define FH_HDR	   12
 #define FH_MAXKERN (NFS3_FHSIZE - FH_HDR)
 
-struct nfs3d_export nfs3d_exp = {.root_fd = -1};
+struct nfs3d_export nfs3d_exp = {
+    .root_fd = -1, .anonuid = 65534, .anongid = 65534};
 
 static ftype3 ftype_of(mode_t m)
 {
@@ -137,7 +138,8 @@ static nfsstat3 fh_open_path(const nfs_fh3 *fh, int flags, ftype3 *type,
 	struct stat st;
 	uint32_t v32;
 	uint16_t v16;
-	int fd;
+	bool root;
+	int fd, err;
 
 	if (!p || len < FH_HDR || len > NFS3_FHSIZE || p[0] != FH_VERSION ||
 	    p[1] < NF3REG || p[1] > NF3FIFO)
@@ -153,7 +155,13 @@ static nfsstat3 fh_open_path(const nfs_fh3 *fh, int flags, ftype3 *type,
 	k.h.handle_type = (int)ntohl(v32);
 	k.h.handle_bytes = len - FH_HDR;
 	memcpy(k.h.f_handle, p + FH_HDR, len - FH_HDR);
+	/* As root: the handle names an object, the caller's rights on it
+	 * are checked when it is used (cred.c). */
+	root = nfs3d_cred_root_begin();
 	fd = open_by_handle_at(nfs3d_exp.root_fd, &k.h, flags | O_CLOEXEC);
+	err = errno;
+	nfs3d_cred_root_end(root);
+	errno = err;
 	if (fd < 0) {
 		/* The file system could not decode it: forged or corrupt. */
 		if (errno == EINVAL || errno == EBADF)
@@ -179,9 +187,10 @@ static nfsstat3 fh_open_path(const nfs_fh3 *fh, int flags, ftype3 *type,
 nfsstat3 nfs3d_fh_open(const nfs_fh3 *fh, enum nfs3d_open how, int *fdp)
 {
 	char proc[40];
+	struct stat st;
 	ftype3 type;
 	nfsstat3 s;
-	int fd = -1, rfd;
+	int fd = -1, rfd, flags, err;
 
 	*fdp = -1;
 	s = fh_open_path(fh, how == FH_DIR ? O_PATH | O_DIRECTORY : O_PATH,
@@ -214,10 +223,23 @@ nfsstat3 nfs3d_fh_open(const nfs_fh3 *fh, enum nfs3d_open how, int *fdp)
 	/* Reopen the object the O_PATH descriptor holds, now that its type
 	 * is known to be safe to open. */
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-	rfd = open(proc, (how == FH_WRITE     ? O_WRONLY
-			  : how == FH_READDIR ? O_RDONLY | O_DIRECTORY
-					      : O_RDONLY) |
-			     O_CLOEXEC);
+	flags = (how == FH_WRITE     ? O_WRONLY
+		 : how == FH_READDIR ? O_RDONLY | O_DIRECTORY
+				     : O_RDONLY) |
+		O_CLOEXEC;
+	rfd = open(proc, flags);
+	/* The owner of a file may read and write it whatever its mode, as
+	 * with Linux's nfsd: a file created read-only is still written
+	 * through the descriptor that created it, which NFS cannot hold. */
+	if (rfd < 0 && errno == EACCES && how != FH_READDIR &&
+	    fstat(fd, &st) == 0 && nfs3d_cred_is(st.st_uid)) {
+		bool root = nfs3d_cred_root_begin();
+
+		rfd = open(proc, flags);
+		err = errno;
+		nfs3d_cred_root_end(root);
+		errno = err;
+	}
 	s = rfd < 0 ? nfs3d_errno(errno) : NFS3_OK;
 	close(fd);
 	*fdp = rfd;

@@ -4,8 +4,8 @@
  * and READDIRPLUS (dir.c). Each opens what its handles name (fh.c),
  * acts with the *at() calls relative to those descriptors and closes
  * them again: no state survives a call, so handles outlive restarts and
- * threads need no locks. The server acts as root for every caller;
- * new objects get the caller's AUTH_SYS uid and gid.
+ * threads need no locks. Each call runs as its caller (cred.c), so the
+ * kernel checks its rights; new objects are the caller's.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/statvfs.h>
+#include <rpcrdma/rpcrdma.h>
 #include "nfs3d.h"
 
 static void close_fd(int fd)
@@ -119,23 +120,14 @@ out:
 	return true;
 }
 
-static bool in_groups(const struct authunix_parms *au, gid_t gid)
-{
-	if (au->aup_gid == gid)
-		return true;
-	for (u_int i = 0; i < au->aup_len && au->aup_gids; i++)
-		if ((gid_t)au->aup_gids[i] == gid)
-			return true;
-	return false;
-}
-
-/* 3.3.4 ACCESS: the mode bits for the AUTH_SYS caller; root (or no
- * credentials: the server acts as root) may do all but execute files
- * without an x bit. */
+/* 3.3.4 ACCESS: the mode bits for the caller as mapped (cred.c); root
+ * may do all but execute files without an x bit; nothing that changes
+ * the file system on a read-only export. The kernel still checks each
+ * operation: this only tells the client what to expect. */
 static bool nfs3_access(ACCESS3args *a, ACCESS3res *r, struct svc_req *rq)
 {
-	const struct authunix_parms *au = NULL;
 	uint32_t want = a->access, got = 0;
+	struct nfs3d_cred c;
 	unsigned int bits;
 	struct stat st;
 	int fd;
@@ -150,19 +142,23 @@ static bool nfs3_access(ACCESS3args *a, ACCESS3res *r, struct svc_req *rq)
 		close(fd);
 		return true;
 	}
-	if (rq->rq_cred.oa_flavor == AUTH_SYS && rq->rq_clntcred)
-		au = (const struct authunix_parms *)rq->rq_clntcred;
-	if (!au || au->aup_uid == 0) {
+	nfs3d_cred_of(rq, &c);
+	if (c.uid == 0) {
 		bits = 07;
 		if (!S_ISDIR(st.st_mode) && !(st.st_mode & 0111))
 			bits = 06;
-	} else if (au->aup_uid == st.st_uid) {
+	} else if (c.uid == st.st_uid) {
 		bits = (st.st_mode >> 6) & 07;
-	} else if (in_groups(au, st.st_gid)) {
+		/* The owner override of fh.c: read and write. */
+		if (S_ISREG(st.st_mode))
+			bits |= 06;
+	} else if (nfs3d_cred_in_group(&c, st.st_gid)) {
 		bits = (st.st_mode >> 3) & 07;
 	} else {
 		bits = st.st_mode & 07;
 	}
+	if (nfs3d_exp.ro)
+		bits &= ~02u;
 	if (bits & 04)
 		got |= ACCESS3_READ;
 	if (bits & 02)
@@ -236,8 +232,8 @@ static bool nfs3_read(READ3args *a, READ3res *r, struct svc_req *rq)
 		}
 		return true;
 	}
-	if (count > NFS3D_MAXIO)
-		count = NFS3D_MAXIO;
+	if (count > nfs3d_iomax(rq))
+		count = nfs3d_iomax(rq);
 	if (a->offset > INT64_MAX)
 		count = 0; /* past any file's end */
 	buf = malloc(count ? count : 1);
@@ -651,7 +647,6 @@ static bool nfs3_fsstat(FSSTAT3args *a, FSSTAT3res *r, struct svc_req *rq)
 	struct statvfs sv;
 	int fd;
 
-	(void)rq;
 	r->status = nfs3d_fh_open(&a->fsroot, FH_PATH, &fd);
 	if (r->status != NFS3_OK)
 		return true;
@@ -671,21 +666,38 @@ static bool nfs3_fsstat(FSSTAT3args *a, FSSTAT3res *r, struct svc_req *rq)
 	return true;
 }
 
+uint32_t nfs3d_iomax(const struct svc_req *rq)
+{
+	struct rpcrdma_svc_limits l;
+	uint32_t max = NFS3D_MAXIO, lim;
+
+	/* Over tcp the record buffers are sized for NFS3D_MAXIO (nfs3d.c);
+	 * over rdma the data moves in chunks within the transport's largest
+	 * call and reply, its headers around it. */
+	if (rpcrdma_svc_limits(rq->rq_xprt, &l) == 0 && l.connected) {
+		lim = l.max_call < l.max_reply ? l.max_call : l.max_reply;
+		lim = lim > NFS3D_IO_HEADROOM ? lim - NFS3D_IO_HEADROOM : 0;
+		lim &= ~(uint32_t)4095;
+		if (lim < max)
+			max = lim ? lim : 4096;
+	}
+	return max;
+}
+
 /* 3.3.19 FSINFO: rtmax and wtmax are what a READ's write chunk and a
- * WRITE's read chunk carry (1 MiB, under RPCRDMA_MAX_MSG). */
+ * WRITE's read chunk carry over this transport (nfs3d_iomax). */
 static bool nfs3_fsinfo(FSINFO3args *a, FSINFO3res *r, struct svc_req *rq)
 {
 	FSINFO3resok *ok = &r->FSINFO3res_u.resok;
 	int fd;
 
-	(void)rq;
 	r->status = nfs3d_fh_open(&a->fsroot, FH_PATH, &fd);
 	if (r->status != NFS3_OK)
 		return true;
 	nfs3d_post_attr(fd, &ok->obj_attributes);
 	close(fd);
-	ok->rtmax = ok->rtpref = NFS3D_MAXIO;
-	ok->wtmax = ok->wtpref = NFS3D_MAXIO;
+	ok->rtmax = ok->rtpref = nfs3d_iomax(rq);
+	ok->wtmax = ok->wtpref = ok->rtmax;
 	ok->rtmult = ok->wtmult = 4096;
 	ok->dtpref = NFS3D_DTPREF;
 	ok->maxfilesize = INT64_MAX;
@@ -750,7 +762,7 @@ static const struct nfs3d_proc nfs3_procs[] = {
     [NFSPROC3_GETATTR] =
 	NFS3D_PROC("GETATTR", nfs3_getattr, GETATTR3args, GETATTR3res, true),
     [NFSPROC3_SETATTR] =
-	NFS3D_PROC("SETATTR", nfs3_setattr, SETATTR3args, SETATTR3res, true),
+	NFS3D_PROC_W("SETATTR", nfs3_setattr, SETATTR3args, SETATTR3res),
     [NFSPROC3_LOOKUP] =
 	NFS3D_PROC("LOOKUP", nfs3_lookup, LOOKUP3args, LOOKUP3res, true),
     [NFSPROC3_ACCESS] =
@@ -759,22 +771,22 @@ static const struct nfs3d_proc nfs3_procs[] = {
 				     READLINK3res, true),
     [NFSPROC3_READ] = NFS3D_PROC("READ", nfs3_read, READ3args, READ3res, true),
     [NFSPROC3_WRITE] =
-	NFS3D_PROC("WRITE", nfs3_write, WRITE3args, WRITE3res, true),
+	NFS3D_PROC_W("WRITE", nfs3_write, WRITE3args, WRITE3res),
     [NFSPROC3_CREATE] =
-	NFS3D_PROC("CREATE", nfs3_create, CREATE3args, CREATE3res, true),
+	NFS3D_PROC_W("CREATE", nfs3_create, CREATE3args, CREATE3res),
     [NFSPROC3_MKDIR] =
-	NFS3D_PROC("MKDIR", nfs3_mkdir, MKDIR3args, MKDIR3res, true),
+	NFS3D_PROC_W("MKDIR", nfs3_mkdir, MKDIR3args, MKDIR3res),
     [NFSPROC3_SYMLINK] =
-	NFS3D_PROC("SYMLINK", nfs3_symlink, SYMLINK3args, SYMLINK3res, true),
+	NFS3D_PROC_W("SYMLINK", nfs3_symlink, SYMLINK3args, SYMLINK3res),
     [NFSPROC3_MKNOD] =
-	NFS3D_PROC("MKNOD", nfs3_mknod, MKNOD3args, MKNOD3res, true),
+	NFS3D_PROC_W("MKNOD", nfs3_mknod, MKNOD3args, MKNOD3res),
     [NFSPROC3_REMOVE] =
-	NFS3D_PROC("REMOVE", nfs3_remove, REMOVE3args, REMOVE3res, true),
+	NFS3D_PROC_W("REMOVE", nfs3_remove, REMOVE3args, REMOVE3res),
     [NFSPROC3_RMDIR] =
-	NFS3D_PROC("RMDIR", nfs3_rmdir, RMDIR3args, RMDIR3res, true),
+	NFS3D_PROC_W("RMDIR", nfs3_rmdir, RMDIR3args, RMDIR3res),
     [NFSPROC3_RENAME] =
-	NFS3D_PROC("RENAME", nfs3_rename, RENAME3args, RENAME3res, true),
-    [NFSPROC3_LINK] = NFS3D_PROC("LINK", nfs3_link, LINK3args, LINK3res, true),
+	NFS3D_PROC_W("RENAME", nfs3_rename, RENAME3args, RENAME3res),
+    [NFSPROC3_LINK] = NFS3D_PROC_W("LINK", nfs3_link, LINK3args, LINK3res),
     [NFSPROC3_READDIR] =
 	NFS3D_PROC("READDIR", nfs3d_readdir, READDIR3args, READDIR3res, true),
     [NFSPROC3_READDIRPLUS] =

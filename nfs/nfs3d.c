@@ -3,7 +3,7 @@
  * nfs3d: a userspace NFSv3 server (RFC 1813) for one directory.
  *
  *   nfs3d [-a addr] [-p rdma_port] [-t tcp_port] [-m mount_port]
- *         [-T threads] [-n netids] [-R] [-v] DIR
+ *         [-T threads] [-n netids] [-o options] [-R] [-v] DIR
  *
  * NFS version 3 is served over RPC-over-RDMA (netid "rdma", RFC 8166,
  * port 20049 by default, the port IANA assigned to NFS/RDMA) and over
@@ -12,6 +12,10 @@
  * transports are served by a pool of threads (rpcrdma_svc_start), the
  * TCP ones by libtirpc's svc_run in the main thread; -T 0 serves both
  * with svc_run alone.
+ *
+ * Each call runs as its AUTH_SYS caller (cred.c), mapped by the export
+ * options of -o, as in exports(5): ro, root_squash, all_squash,
+ * anonuid=N, anongid=N (default: rw, no_root_squash, 65534).
  *
  * SIGUSR1 prints the counters (RPC-over-RDMA transport counters of the
  * process, NFS and MOUNT calls per procedure) on stdout; SIGTERM, SIGINT
@@ -50,16 +54,58 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: nfs3d [-a addr] [-p rdma_port] [-t tcp_port] [-m "
 		"mount_port]\n"
-		"             [-T threads] [-n netids] [-R] [-v] DIR\n"
+		"             [-T threads] [-n netids] [-o options] [-R] [-v] "
+		"DIR\n"
 		"  -a addr    listen on this address only (default: all)\n"
 		"  -p port    NFS over rdma (default 20049)\n"
 		"  -t port    NFS over tcp (default 2049)\n"
 		"  -m port    MOUNT over tcp (default 20048)\n"
 		"  -T n       threads serving rdma (default 4; 0: svc_run)\n"
 		"  -n list    netids for NFS: rdma,tcp (default both)\n"
+		"  -o opts    export options: ro, root_squash, all_squash,\n"
+		"             anonuid=N, anongid=N (default rw, no_root_squash)\n"
 		"  -R         do not register with rpcbind\n"
 		"  -v         log every call on stderr\n");
 	exit(2);
+}
+
+static unsigned long id_arg(const char *s)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 10);
+
+	if (!*s || *end || v >= UINT32_MAX)
+		usage();
+	return v;
+}
+
+/* exports(5)-style options, comma-separated. */
+static void export_opts(const char *arg)
+{
+	char *list = strdup(arg), *tok, *save;
+
+	if (!list)
+		usage();
+	for (tok = strtok_r(list, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (strcmp(tok, "ro") == 0)
+			nfs3d_exp.ro = true;
+		else if (strcmp(tok, "rw") == 0)
+			nfs3d_exp.ro = false;
+		else if (strcmp(tok, "root_squash") == 0)
+			nfs3d_exp.squash = NFS3D_SQUASH_ROOT;
+		else if (strcmp(tok, "no_root_squash") == 0)
+			nfs3d_exp.squash = NFS3D_SQUASH_NONE;
+		else if (strcmp(tok, "all_squash") == 0)
+			nfs3d_exp.squash = NFS3D_SQUASH_ALL;
+		else if (strncmp(tok, "anonuid=", 8) == 0)
+			nfs3d_exp.anonuid = (uid_t)id_arg(tok + 8);
+		else if (strncmp(tok, "anongid=", 8) == 0)
+			nfs3d_exp.anongid = (gid_t)id_arg(tok + 8);
+		else
+			usage();
+	}
+	free(list);
 }
 
 static uint16_t port_arg(const char *s)
@@ -264,7 +310,7 @@ int main(int argc, char **argv)
 	char *list, *tok, *save;
 	int c, rc;
 
-	while ((c = getopt(argc, argv, "a:p:t:m:T:n:Rvh")) != -1) {
+	while ((c = getopt(argc, argv, "a:p:t:m:T:n:o:Rvh")) != -1) {
 		switch (c) {
 		case 'a':
 			cfg.addr = optarg;
@@ -298,6 +344,9 @@ int main(int argc, char **argv)
 			}
 			free(list);
 			break;
+		case 'o':
+			export_opts(optarg);
+			break;
 		case 'R':
 			cfg.no_rpcbind = true;
 			break;
@@ -314,6 +363,7 @@ int main(int argc, char **argv)
 	/* Modes and sizes come from the clients' sattr3, not our umask. */
 	umask(0);
 	signal(SIGPIPE, SIG_IGN);
+	nfs3d_cred_init();
 	rc = nfs3d_export_init(argv[optind]);
 	if (rc < 0) {
 		fprintf(stderr, "nfs3d: cannot export %s: %s\n", argv[optind],
@@ -352,7 +402,11 @@ int main(int argc, char **argv)
 		       cfg.pooled ? cfg.threads : 1);
 	if (cfg.tcp)
 		printf(" over tcp port %u (svc_run)", cfg.tcp_port);
-	printf(", MOUNT v3 over tcp port %u\n", cfg.mount_port);
+	printf(", MOUNT v3 over tcp port %u (%s, %s)\n", cfg.mount_port,
+	       nfs3d_exp.ro ? "ro" : "rw",
+	       nfs3d_exp.squash == NFS3D_SQUASH_ALL	 ? "all_squash"
+	       : nfs3d_exp.squash == NFS3D_SQUASH_ROOT ? "root_squash"
+						       : "no_root_squash");
 	fflush(stdout);
 	svc_run();
 	fprintf(stderr, "nfs3d: svc_run returned\n");

@@ -6,6 +6,7 @@
  *   fh.c        file handles (name_to_handle_at / open_by_handle_at)
  *   attr.c      fattr3, wcc_data, sattr3
  *   err.c       errno -> nfsstat3, the only place
+ *   cred.c      each call as its caller (AUTH_SYS, export options)
  *   nfs3_proc.c the NFS procedures but the directory readers
  *   dir.c       READDIR and READDIRPLUS
  *   mount3.c    the MOUNT version 3 procedures
@@ -25,6 +26,7 @@
 
 /* FSINFO (RFC 1813 section 3.3.19): what the transport places by DDP. */
 #define NFS3D_MAXIO  (1u << 20)	  /* rtmax, wtmax, rtpref, wtpref */
+#define NFS3D_IO_HEADROOM (8u << 10) /* RPC and NFS headers around data */
 #define NFS3D_DTPREF (64u << 10)  /* READDIR size we prefer */
 #define NFS3D_DIRMAX (128u << 10) /* most a READDIR[PLUS] reply takes */
 
@@ -37,6 +39,12 @@ struct nfs3d_export {
 	char path[4096]; /* as MNT names it: the real path */
 	writeverf3 verf; /* per server boot (WRITE, COMMIT) */
 	bool verbose;
+	/* Export options (exports(5)): -o ro,root_squash,all_squash,
+	 * anonuid=N,anongid=N; the default is rw, no_root_squash. */
+	bool ro;
+	enum { NFS3D_SQUASH_NONE, NFS3D_SQUASH_ROOT, NFS3D_SQUASH_ALL } squash;
+	uid_t anonuid; /* 65534 */
+	gid_t anongid;
 };
 extern struct nfs3d_export nfs3d_exp;
 
@@ -76,6 +84,29 @@ void nfs3d_own_new(int dirfd, const char *leaf, const sattr3 *sa,
  * dots: "." and ".." allowed (LOOKUP) or refused (creation, removal). */
 nfsstat3 nfs3d_name_ok(const char *leaf, bool dots);
 
+/* ---- cred.c ---- */
+#define NFS3D_MAX_GROUPS 16 /* AUTH_SYS carries at most 16 (RFC 5531) */
+struct nfs3d_cred {
+	uid_t uid;
+	gid_t gid;
+	gid_t groups[NFS3D_MAX_GROUPS];
+	unsigned int ngroups;
+};
+/* Once, before threads: the server's own groups. */
+void nfs3d_cred_init(void);
+/* The identity a call runs as: its AUTH_SYS ids after squashing. */
+void nfs3d_cred_of(const struct svc_req *rq, struct nfs3d_cred *c);
+bool nfs3d_cred_in_group(const struct nfs3d_cred *c, gid_t gid);
+/* This thread's file-system identity to c (uid 0: unchanged) and back.
+ * enter returns 0 or -errno (then the thread is the server again). */
+int nfs3d_cred_enter(const struct nfs3d_cred *c);
+void nfs3d_cred_leave(void);
+/* Root for a moment (opening a handle); returns whether it switched. */
+bool nfs3d_cred_root_begin(void);
+void nfs3d_cred_root_end(bool was);
+/* This thread runs as uid, switched (the owner override of fh.c). */
+bool nfs3d_cred_is(uid_t uid);
+
 /* ---- err.c ---- */
 nfsstat3 nfs3d_errno(int err);
 const char *nfs3d_strstat(nfsstat3 st);
@@ -88,6 +119,7 @@ struct nfs3d_proc {
 	size_t argsz, ressz;
 	nfs3d_fn fn;
 	bool has_status; /* the result starts with an nfsstat3 */
+	bool modifies;	 /* NFS3ERR_ROFS on a read-only export */
 };
 /* A function pointer cast through void (*)(void), which GCC's
  * -Wcast-function-type accepts (rpcgen's routines take a typed pointer). */
@@ -98,6 +130,14 @@ struct nfs3d_proc {
 		.label = lbl, .xargs = NFS3D_XDR(xdr_##at),                    \
 		.xres = NFS3D_XDR(xdr_##rt), .argsz = sizeof(at),              \
 		.ressz = sizeof(rt), .fn = NFS3D_FN(fun), .has_status = st     \
+	}
+/* A procedure that changes the file system. */
+#define NFS3D_PROC_W(lbl, fun, at, rt)                                         \
+	{                                                                      \
+		.label = lbl, .xargs = NFS3D_XDR(xdr_##at),                    \
+		.xres = NFS3D_XDR(xdr_##rt), .argsz = sizeof(at),              \
+		.ressz = sizeof(rt), .fn = NFS3D_FN(fun), .has_status = true,  \
+		.modifies = true                                               \
 	}
 /* Large enough for every program's arguments and results. */
 #define NFS3D_ARGBUF 512
@@ -113,6 +153,11 @@ void nfs3d_dispatch(const struct nfs3d_proc *tab, unsigned int n,
 void nfs3d_print_counters(FILE *f, const char *prog,
 			  const struct nfs3d_proc *tab, unsigned int n,
 			  const struct nfs3d_counters *cnt);
+
+/* The most data a READ returns or a WRITE takes over this call's
+ * transport (FSINFO rtmax/wtmax): NFS3D_MAXIO, or less when the rdma
+ * transport's limits (rpcrdma_svc_limits) are smaller. */
+uint32_t nfs3d_iomax(const struct svc_req *rq);
 
 /* ---- nfs3_proc.c, dir.c, mount3.c: the programs ---- */
 void nfs3d_nfs_program(struct svc_req *rq, SVCXPRT *xprt);

@@ -97,6 +97,8 @@ static CLIENT *connect_to(uint16_t port, rpcprog_t prog)
 	return c;
 }
 
+static const char *export_opts = "rw"; /* nfs3d -o */
+
 static void start_server(void)
 {
 	char np[8], mp[8];
@@ -112,7 +114,8 @@ static void start_server(void)
 
 		dup2(null, STDOUT_FILENO);
 		execl("./nfs/nfs3d", "nfs3d", "-n", "tcp", "-R", "-a",
-		      "127.0.0.1", "-t", np, "-m", mp, dir, (char *)NULL);
+		      "127.0.0.1", "-t", np, "-m", mp, "-o", export_opts, dir,
+		      (char *)NULL);
 		_exit(127);
 	}
 	mnt = connect_to(mnt_port, MOUNT_PROGRAM);
@@ -675,6 +678,173 @@ START_TEST(test_fs)
 END_TEST
 
 /* Handles survive a restart of the server (RFC 1813 section 2.3.3). */
+/* MKDIR dir/leaf with mode: its handle. */
+static nfs_fh3 lookup_mkdir(nfs_fh3 d, const char *leaf, mode_t mode)
+{
+	MKDIR3args a;
+	MKDIR3res r;
+
+	memset(&a, 0, sizeof(a));
+	a.where.dir = d;
+	a.where.name = (char *)leaf;
+	a.attributes.mode.set_it = TRUE;
+	a.attributes.mode.set_mode3_u.mode = mode;
+	CALL(nfsproc3_mkdir_3, &a, &r);
+	ck_assert_int_eq(r.status, NFS3_OK);
+	ck_assert(r.MKDIR3res_u.resok.obj.handle_follows);
+	return r.MKDIR3res_u.resok.obj.post_op_fh3_u.handle;
+}
+
+/* The NFS client's credentials: AUTH_SYS uid, gid and groups. */
+static void as_user(uid_t uid, gid_t gid, int ngids, gid_t *gids)
+{
+	auth_destroy(nfs->cl_auth);
+	nfs->cl_auth = authunix_create((char *)"client", uid, gid, ngids, gids);
+	ck_assert_ptr_nonnull(nfs->cl_auth);
+}
+
+static nfsstat3 create_st(nfs_fh3 d, const char *leaf, mode_t mode,
+			  nfs_fh3 *fh)
+{
+	CREATE3args a;
+	CREATE3res r;
+
+	memset(&a, 0, sizeof(a));
+	a.where.dir = d;
+	a.where.name = (char *)leaf;
+	a.how.mode = UNCHECKED;
+	a.how.createhow3_u.obj_attributes.mode.set_it = TRUE;
+	a.how.createhow3_u.obj_attributes.mode.set_mode3_u.mode = mode;
+	CALL(nfsproc3_create_3, &a, &r);
+	if (r.status == NFS3_OK && fh)
+		*fh = r.CREATE3res_u.resok.obj.post_op_fh3_u.handle;
+	return r.status;
+}
+
+static nfsstat3 write_st(nfs_fh3 f, const char *what)
+{
+	WRITE3args a;
+	WRITE3res r;
+
+	memset(&a, 0, sizeof(a));
+	a.file = f;
+	a.stable = FILE_SYNC;
+	a.count = a.data.data_len = (u_int)strlen(what);
+	a.data.data_val = (char *)what;
+	CALL(nfsproc3_write_3, &a, &r);
+	return r.status;
+}
+
+static nfsstat3 read_st(nfs_fh3 f)
+{
+	READ3args a = {f, 0, 64};
+	READ3res r;
+	nfsstat3 st;
+
+	CALL(nfsproc3_read_3, &a, &r);
+	st = r.status;
+	xdr_free(XP(xdr_READ3res), (char *)&r);
+	return st;
+}
+
+static uint32_t access_of(nfs_fh3 f)
+{
+	ACCESS3args a = {f, ACCESS3_READ | ACCESS3_MODIFY | ACCESS3_EXTEND};
+	ACCESS3res r;
+
+	CALL(nfsproc3_access_3, &a, &r);
+	ck_assert_int_eq(r.status, NFS3_OK);
+	return r.ACCESS3res_u.resok.access;
+}
+
+static struct stat stat_of(const char *leaf)
+{
+	char path[256];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, leaf);
+	ck_assert_int_eq(lstat(path, &st), 0);
+	return st;
+}
+
+/*
+ * Each call runs as its AUTH_SYS caller (nfs/cred.c): the kernel checks
+ * modes and groups, new objects are the caller's, the owner may write
+ * its read-only file (as with Linux's nfsd); the export options squash
+ * root or everyone and make the export read-only (NFS3ERR_ROFS).
+ */
+START_TEST(test_credentials)
+{
+	nfs_fh3 pub, secret, shared, grp, mine, ro;
+	gid_t g2000 = 2000;
+	char path[256];
+	struct stat st;
+
+	/* As root (not squashed): the fixtures. */
+	ck_assert_int_eq(chmod(dir, 0755), 0);
+	pub = lookup_mkdir(root, "pub", 0777);
+	ck_assert_int_eq(create_st(root, "secret", 0600, &secret), NFS3_OK);
+	ck_assert_int_eq(create_st(root, "shared", 0644, &shared), NFS3_OK);
+	ck_assert_int_eq(create_st(root, "grp", 0640, &grp), NFS3_OK);
+	snprintf(path, sizeof(path), "%s/grp", dir);
+	ck_assert_int_eq(chown(path, 0, 2000), 0);
+	ck_assert_uint_eq(stat_of("secret").st_uid, 0);
+
+	as_user(1000, 1000, 0, NULL);
+	ck_assert_int_eq(read_st(secret), NFS3ERR_ACCES);
+	ck_assert_int_eq(read_st(shared), NFS3_OK);
+	ck_assert_int_eq(write_st(shared, "no"), NFS3ERR_ACCES);
+	ck_assert_int_eq(create_st(root, "nope", 0644, NULL), NFS3ERR_ACCES);
+	ck_assert_int_eq(read_st(grp), NFS3ERR_ACCES);
+	ck_assert_uint_eq(access_of(secret), 0);
+	ck_assert_uint_eq(access_of(shared), ACCESS3_READ);
+	/* A new object is the caller's, even one it may not write: its
+	 * owner still may. */
+	ck_assert_int_eq(create_st(pub, "mine", 0444, &mine), NFS3_OK);
+	st = stat_of("pub/mine");
+	ck_assert_uint_eq(st.st_uid, 1000);
+	ck_assert_uint_eq(st.st_gid, 1000);
+	ck_assert_uint_eq(st.st_mode & 07777, 0444);
+	ck_assert_int_eq(write_st(mine, "mine"), NFS3_OK);
+	ck_assert_uint_eq(access_of(mine),
+			  ACCESS3_READ | ACCESS3_MODIFY | ACCESS3_EXTEND);
+	/* The groups of the credential count. */
+	as_user(1000, 1000, 1, &g2000);
+	ck_assert_int_eq(read_st(grp), NFS3_OK);
+	ck_assert_uint_eq(access_of(grp), ACCESS3_READ);
+	/* Another user may not write it. */
+	as_user(1001, 1001, 0, NULL);
+	ck_assert_int_eq(write_st(mine, "theirs"), NFS3ERR_ACCES);
+	ck_assert_uint_eq(access_of(mine), ACCESS3_READ);
+	/* Root again, after those calls switched the serving thread. */
+	as_user(0, 0, 0, NULL);
+	ck_assert_int_eq(write_st(secret, "root"), NFS3_OK);
+
+	/* root_squash and read-only: root is nobody, nothing changes. */
+	stop_server();
+	export_opts = "ro,root_squash";
+	start_server();
+	ck_assert_int_eq(read_st(secret), NFS3ERR_ACCES);
+	ck_assert_int_eq(read_st(shared), NFS3_OK);
+	ck_assert_int_eq(write_st(shared, "ro"), NFS3ERR_ROFS);
+	ck_assert_int_eq(create_st(pub, "ro", 0644, &ro), NFS3ERR_ROFS);
+	ck_assert_uint_eq(access_of(shared), ACCESS3_READ);
+	ck_assert_uint_eq(access_of(pub) & ACCESS3_MODIFY, 0);
+
+	/* all_squash with an anonymous id of its own. */
+	stop_server();
+	export_opts = "all_squash,anonuid=1234,anongid=4321";
+	start_server();
+	as_user(1000, 1000, 0, NULL);
+	ck_assert_int_eq(create_st(pub, "anon", 0644, NULL), NFS3_OK);
+	st = stat_of("pub/anon");
+	ck_assert_uint_eq(st.st_uid, 1234);
+	ck_assert_uint_eq(st.st_gid, 4321);
+	ck_assert_int_eq(write_st(mine, "x"), NFS3ERR_ACCES);
+	export_opts = "rw";
+}
+END_TEST
+
 START_TEST(test_restart)
 {
 	nfs_fh3 f = create(root, "kept");
@@ -721,6 +891,7 @@ int main(void)
 	tcase_add_test(tc, test_readdir);
 	tcase_add_test(tc, test_fs);
 	tcase_add_test(tc, test_restart);
+	tcase_add_test(tc, test_credentials);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
