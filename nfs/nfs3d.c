@@ -3,15 +3,17 @@
  * nfs3d: a userspace NFSv3 server (RFC 1813) for one directory.
  *
  *   nfs3d [-a addr] [-p rdma_port] [-t tcp_port] [-m mount_port]
- *         [-T threads] [-n netids] [-o options] [-R] [-v] DIR
+ *         [-T threads] [-n netids] [-o options] [-M max_msg] [-R] [-v]
+ *         DIR
  *
  * NFS version 3 is served over RPC-over-RDMA (netid "rdma", RFC 8166,
  * port 20049 by default, the port IANA assigned to NFS/RDMA) and over
  * TCP (port 2049), with the same dispatch code; MOUNT version 3 over TCP
  * (port 20048). Each is registered with rpcbind when it runs. The rdma
  * transports are served by a pool of threads (rpcrdma_svc_start), the
- * TCP ones by libtirpc's svc_run in the main thread; -T 0 serves both
- * with svc_run alone.
+ * TCP ones by libtirpc's svc_run in the main thread. The pool is needed:
+ * a call that runs as its caller switches its thread's credentials, which
+ * only a pool thread may do while serving rdma (rpcrdma_svc_run(3)).
  *
  * Each call runs as its AUTH_SYS caller (cred.c), mapped by the export
  * options of -o, as in exports(5): ro, root_squash, all_squash,
@@ -39,6 +41,7 @@ static struct {
 	const char *addr;
 	uint16_t rdma_port, tcp_port, mount_port;
 	unsigned int threads;
+	uint32_t max_msg; /* -M, 0: the transport's default */
 	bool rdma, tcp;
 	bool no_rpcbind;
 	bool pooled;
@@ -54,16 +57,17 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: nfs3d [-a addr] [-p rdma_port] [-t tcp_port] [-m "
 		"mount_port]\n"
-		"             [-T threads] [-n netids] [-o options] [-R] [-v] "
-		"DIR\n"
+		"             [-T threads] [-n netids] [-o options] [-M max_msg]"
+		" [-R] [-v] DIR\n"
 		"  -a addr    listen on this address only (default: all)\n"
 		"  -p port    NFS over rdma (default 20049)\n"
 		"  -t port    NFS over tcp (default 2049)\n"
 		"  -m port    MOUNT over tcp (default 20048)\n"
-		"  -T n       threads serving rdma (default 4; 0: svc_run)\n"
+		"  -T n       threads serving rdma (default 4, at least 1)\n"
 		"  -n list    netids for NFS: rdma,tcp (default both)\n"
 		"  -o opts    export options: ro, root_squash, all_squash,\n"
 		"             anonuid=N, anongid=N (default rw, no_root_squash)\n"
+		"  -M bytes   largest RPC message over rdma (rtmax/wtmax follow)\n"
 		"  -R         do not register with rpcbind\n"
 		"  -v         log every call on stderr\n");
 	exit(2);
@@ -143,10 +147,12 @@ static void print_stats(FILE *f)
 		" connects=%" PRIu64 " disconnects=%" PRIu64
 		" err_chunk_sent=%" PRIu64 " err_vers_sent=%" PRIu64
 		" bad_headers=%" PRIu64 " garbage_args_sent=%" PRIu64
-		" send_failures=%" PRIu64 "\n",
+		" send_failures=%" PRIu64 " cred_changes=%" PRIu64
+		" permission_errors=%" PRIu64 "\n",
 		s.remote_invalidations, s.credits_granted, s.inflight_peak,
 		s.connects, s.disconnects, s.err_chunk_sent, s.err_vers_sent,
-		s.bad_headers, s.garbage_args_sent, s.send_failures);
+		s.bad_headers, s.garbage_args_sent, s.send_failures,
+		s.cred_changes, s.permission_errors);
 	nfs3d_nfs_print(f);
 	nfs3d_mount_print(f);
 	fflush(f);
@@ -286,6 +292,8 @@ static int serve_rdma(void)
 	}
 	rpcrdma_opts_default(&o);
 	o.port = cfg.rdma_port;
+	if (cfg.max_msg)
+		o.max_msg = cfg.max_msg;
 	xprt = svc_rdma_create(cfg.addr, &o);
 	if (!xprt) {
 		fprintf(stderr, "nfs3d: NFS over rdma port %u: %s\n",
@@ -310,7 +318,7 @@ int main(int argc, char **argv)
 	char *list, *tok, *save;
 	int c, rc;
 
-	while ((c = getopt(argc, argv, "a:p:t:m:T:n:o:Rvh")) != -1) {
+	while ((c = getopt(argc, argv, "a:p:t:m:T:n:o:M:Rvh")) != -1) {
 		switch (c) {
 		case 'a':
 			cfg.addr = optarg;
@@ -326,7 +334,7 @@ int main(int argc, char **argv)
 			break;
 		case 'T':
 			cfg.threads = (unsigned int)strtoul(optarg, &tok, 10);
-			if (*tok || !*optarg ||
+			if (*tok || !*optarg || cfg.threads == 0 ||
 			    cfg.threads > RPCRDMA_SVC_MAX_THREADS)
 				usage();
 			break;
@@ -346,6 +354,9 @@ int main(int argc, char **argv)
 			break;
 		case 'o':
 			export_opts(optarg);
+			break;
+		case 'M':
+			cfg.max_msg = (uint32_t)id_arg(optarg);
 			break;
 		case 'R':
 			cfg.no_rpcbind = true;

@@ -184,22 +184,16 @@ static void teardown(void)
 	strcpy(dir, "/tmp/check_nfs3d.XXXXXX");
 }
 
+static nfsstat3 create_st(nfs_fh3 d, const char *leaf, mode_t mode,
+			  nfs_fh3 *fh);
+
 /* CREATE dir/leaf (UNCHECKED, mode 0644): its handle. */
 static nfs_fh3 create(nfs_fh3 d, const char *leaf)
 {
-	CREATE3args a;
-	CREATE3res r;
+	nfs_fh3 fh;
 
-	memset(&a, 0, sizeof(a));
-	a.where.dir = d;
-	a.where.name = (char *)leaf;
-	a.how.mode = UNCHECKED;
-	a.how.createhow3_u.obj_attributes.mode.set_it = TRUE;
-	a.how.createhow3_u.obj_attributes.mode.set_mode3_u.mode = 0644;
-	CALL(nfsproc3_create_3, &a, &r);
-	ck_assert_int_eq(r.status, NFS3_OK);
-	ck_assert(r.CREATE3res_u.resok.obj.handle_follows);
-	return r.CREATE3res_u.resok.obj.post_op_fh3_u.handle;
+	ck_assert_int_eq(create_st(d, leaf, 0644, &fh), NFS3_OK);
+	return fh;
 }
 
 static nfsstat3 getattr(nfs_fh3 fh)
@@ -716,8 +710,10 @@ static nfsstat3 create_st(nfs_fh3 d, const char *leaf, mode_t mode,
 	a.how.createhow3_u.obj_attributes.mode.set_it = TRUE;
 	a.how.createhow3_u.obj_attributes.mode.set_mode3_u.mode = mode;
 	CALL(nfsproc3_create_3, &a, &r);
-	if (r.status == NFS3_OK && fh)
+	if (r.status == NFS3_OK && fh) {
+		ck_assert(r.CREATE3res_u.resok.obj.handle_follows);
 		*fh = r.CREATE3res_u.resok.obj.post_op_fh3_u.handle;
+	}
 	return r.status;
 }
 
