@@ -25,6 +25,9 @@
 #include <grp.h>
 #include <string.h>
 #include <unistd.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <linux/capability.h>
 #include <sys/fsuid.h>
 #include <sys/syscall.h>
 #include "nfs3d.h"
@@ -37,7 +40,7 @@ static __thread struct {
 } cur;
 
 /* The server's own supplementary groups, given back after each call. */
-static gid_t own_groups[NFS3D_MAX_GROUPS * 4];
+static gid_t *own_groups;
 static int own_ngroups;
 
 static bool as_root(void)
@@ -45,12 +48,45 @@ static bool as_root(void)
 	return geteuid() == 0;
 }
 
-void nfs3d_cred_init(void)
+int nfs3d_cred_init(void)
 {
-	int n = getgroups((int)(sizeof(own_groups) / sizeof(own_groups[0])),
-			  own_groups);
+	int n = getgroups(0, NULL);
 
-	own_ngroups = n > 0 ? n : 0;
+	if (n < 0)
+		return -errno;
+	own_groups = calloc((size_t)n + 1, sizeof(*own_groups));
+	if (!own_groups)
+		return -ENOMEM;
+	n = getgroups(n, own_groups);
+	if (n < 0)
+		return -errno;
+	own_ngroups = n;
+	return 0;
+}
+
+/*
+ * CAP_SYS_RESOURCE off while a caller's call runs (raised again after):
+ * a client's user must not pass disk quotas or use the blocks a file
+ * system keeps for root, which setfsuid leaves to it (it drops only the
+ * file-system capabilities). Per thread, as capset acts on the caller.
+ */
+static int sys_resource(bool on)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+	unsigned int w = CAP_SYS_RESOURCE / 32;
+	uint32_t bit = 1u << (CAP_SYS_RESOURCE % 32);
+
+	if (syscall(SYS_capget, &h, d) < 0)
+		return -errno;
+	if (on)
+		d[w].effective |= d[w].permitted & bit;
+	else
+		d[w].effective &= ~bit;
+	if (syscall(SYS_capset, &h, d) < 0)
+		return -errno;
+	return 0;
 }
 
 void nfs3d_cred_of(const struct svc_req *rq, struct nfs3d_cred *c)
@@ -99,8 +135,9 @@ static int fs_ids(uid_t uid, gid_t gid)
 /* Back to the server's own identity. */
 static void restore(void)
 {
-	/* fsuid first: back to 0, it gives the capabilities back. */
+	/* fsuid 0 gives the file-system capabilities back. */
 	(void)fs_ids(0, 0);
+	(void)sys_resource(true);
 	(void)syscall(SYS_setgroups, (size_t)own_ngroups, own_groups);
 	cur.switched = false;
 }
@@ -111,7 +148,7 @@ int nfs3d_cred_enter(const struct nfs3d_cred *c)
 		return 0;
 	if (syscall(SYS_setgroups, (size_t)c->ngroups, c->groups) < 0)
 		return -errno;
-	if (fs_ids(c->uid, c->gid) < 0) {
+	if (fs_ids(c->uid, c->gid) < 0 || sys_resource(false) < 0) {
 		restore();
 		return -EPERM;
 	}

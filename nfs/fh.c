@@ -228,11 +228,15 @@ nfsstat3 nfs3d_fh_open(const nfs_fh3 *fh, enum nfs3d_open how, int *fdp)
 				     : O_RDONLY) |
 		O_CLOEXEC;
 	rfd = open(proc, flags);
-	/* The owner of a file may read and write it whatever its mode, as
-	 * with Linux's nfsd: a file created read-only is still written
-	 * through the descriptor that created it, which NFS cannot hold. */
+	/* As with Linux's nfsd: the owner of a file may read and write it
+	 * whatever its mode (a file created read-only is still written
+	 * through the descriptor that created it, which NFS cannot hold),
+	 * and who may execute a file may READ it (the client pages it in). */
 	if (rfd < 0 && errno == EACCES && how != FH_READDIR &&
-	    fstat(fd, &st) == 0 && nfs3d_cred_is(st.st_uid)) {
+	    fstat(fd, &st) == 0 &&
+	    (nfs3d_cred_is(st.st_uid) ||
+	     (how == FH_READ &&
+	      faccessat(fd, "", X_OK, AT_EACCESS | AT_EMPTY_PATH) == 0))) {
 		bool root = nfs3d_cred_root_begin();
 
 		rfd = open(proc, flags);

@@ -122,8 +122,9 @@ out:
 
 /* 3.3.4 ACCESS: the mode bits for the caller as mapped (cred.c); root
  * may do all but execute files without an x bit; nothing that changes
- * the file system on a read-only export. The kernel still checks each
- * operation: this only tells the client what to expect. */
+ * the file system on a read-only export. No owner override here (as
+ * Linux's nfsd): a client asks ACCESS before it opens a file, and an
+ * owner's chmod a-w must keep its own opens from writing. */
 static bool nfs3_access(ACCESS3args *a, ACCESS3res *r, struct svc_req *rq)
 {
 	uint32_t want = a->access, got = 0;
@@ -149,9 +150,6 @@ static bool nfs3_access(ACCESS3args *a, ACCESS3res *r, struct svc_req *rq)
 			bits = 06;
 	} else if (c.uid == st.st_uid) {
 		bits = (st.st_mode >> 6) & 07;
-		/* The owner override of fh.c: read and write. */
-		if (S_ISREG(st.st_mode))
-			bits |= 06;
 	} else if (nfs3d_cred_in_group(&c, st.st_gid)) {
 		bits = (st.st_mode >> 3) & 07;
 	} else {
@@ -623,9 +621,19 @@ static bool nfs3_link(LINK3args *a, LINK3res *r, struct svc_req *rq)
 		nfs3d_pre_attr(dfd, &pre);
 		r->status = nfs3d_name_ok(a->link.name, false);
 	}
-	if (r->status == NFS3_OK &&
-	    linkat(fd, "", dfd, a->link.name, AT_EMPTY_PATH) < 0)
-		r->status = errno == EPERM ? NFS3ERR_ISDIR : nfs3d_errno(errno);
+	/* Through /proc, not AT_EMPTY_PATH: that one needs
+	 * CAP_DAC_READ_SEARCH, which a caller's identity does not have (the
+	 * descriptor was opened as root); the magic link names the object
+	 * itself, a symlink too, and keeps the protected_hardlinks checks. */
+	if (r->status == NFS3_OK) {
+		char proc[40];
+
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+		if (linkat(AT_FDCWD, proc, dfd, a->link.name,
+			   AT_SYMLINK_FOLLOW) < 0)
+			r->status = errno == EPERM ? NFS3ERR_ISDIR
+						   : nfs3d_errno(errno);
+	}
 	if (r->status == NFS3ERR_ISDIR) {
 		struct stat st;
 
@@ -676,10 +684,11 @@ uint32_t nfs3d_iomax(const struct svc_req *rq)
 	 * call and reply, its headers around it. */
 	if (rpcrdma_svc_limits(rq->rq_xprt, &l) == 0 && l.connected) {
 		lim = l.max_call < l.max_reply ? l.max_call : l.max_reply;
-		lim = lim > NFS3D_IO_HEADROOM ? lim - NFS3D_IO_HEADROOM : 0;
-		lim &= ~(uint32_t)4095;
+		/* A transport too small for the headroom: half of it. */
+		lim -= lim / 2 < NFS3D_IO_HEADROOM ? lim / 2 : NFS3D_IO_HEADROOM;
+		lim &= lim >= 4096 ? ~(uint32_t)4095 : ~(uint32_t)511;
 		if (lim < max)
-			max = lim ? lim : 4096;
+			max = lim;
 	}
 	return max;
 }
@@ -740,7 +749,11 @@ static bool nfs3_commit(COMMIT3args *a, COMMIT3res *r, struct svc_req *rq)
 	int fd;
 
 	(void)rq;
-	r->status = nfs3d_fh_open(&a->file, FH_READ, &fd);
+	/* Who wrote may commit, whether or not it may read (a group that
+	 * may only write); a reader may too (the data is the same). */
+	r->status = nfs3d_fh_open(&a->file, FH_WRITE, &fd);
+	if (r->status == NFS3ERR_ACCES)
+		r->status = nfs3d_fh_open(&a->file, FH_READ, &fd);
 	if (r->status != NFS3_OK)
 		return true;
 	nfs3d_pre_attr(fd, &pre);
@@ -799,7 +812,7 @@ static const struct nfs3d_proc nfs3_procs[] = {
     [NFSPROC3_PATHCONF] = NFS3D_PROC("PATHCONF", nfs3_pathconf, PATHCONF3args,
 				     PATHCONF3res, true),
     [NFSPROC3_COMMIT] =
-	NFS3D_PROC("COMMIT", nfs3_commit, COMMIT3args, COMMIT3res, true),
+	NFS3D_PROC_W("COMMIT", nfs3_commit, COMMIT3args, COMMIT3res),
 };
 #define NFS3_NPROCS (sizeof(nfs3_procs) / sizeof(nfs3_procs[0]))
 

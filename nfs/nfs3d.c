@@ -374,7 +374,11 @@ int main(int argc, char **argv)
 	/* Modes and sizes come from the clients' sattr3, not our umask. */
 	umask(0);
 	signal(SIGPIPE, SIG_IGN);
-	nfs3d_cred_init();
+	rc = nfs3d_cred_init();
+	if (rc < 0) {
+		fprintf(stderr, "nfs3d: groups: %s\n", strerror(-rc));
+		return 1;
+	}
 	rc = nfs3d_export_init(argv[optind]);
 	if (rc < 0) {
 		fprintf(stderr, "nfs3d: cannot export %s: %s\n", argv[optind],

@@ -92,8 +92,8 @@ struct nfs3d_cred {
 	gid_t groups[NFS3D_MAX_GROUPS];
 	unsigned int ngroups;
 };
-/* Once, before threads: the server's own groups. */
-void nfs3d_cred_init(void);
+/* Once, before threads: the server's own groups. 0 or -errno. */
+int nfs3d_cred_init(void);
 /* The identity a call runs as: its AUTH_SYS ids after squashing. */
 void nfs3d_cred_of(const struct svc_req *rq, struct nfs3d_cred *c);
 bool nfs3d_cred_in_group(const struct nfs3d_cred *c, gid_t gid);

@@ -671,9 +671,8 @@ START_TEST(test_fs)
 }
 END_TEST
 
-/* Handles survive a restart of the server (RFC 1813 section 2.3.3). */
 /* MKDIR dir/leaf with mode: its handle. */
-static nfs_fh3 lookup_mkdir(nfs_fh3 d, const char *leaf, mode_t mode)
+static nfs_fh3 mkdir_fh(nfs_fh3 d, const char *leaf, mode_t mode)
 {
 	MKDIR3args a;
 	MKDIR3res r;
@@ -753,6 +752,27 @@ static uint32_t access_of(nfs_fh3 f)
 	return r.ACCESS3res_u.resok.access;
 }
 
+static nfsstat3 link_st(nfs_fh3 f, nfs_fh3 d, const char *leaf)
+{
+	LINK3args a;
+	LINK3res r;
+
+	a.file = f;
+	a.link.dir = d;
+	a.link.name = (char *)leaf;
+	CALL(nfsproc3_link_3, &a, &r);
+	return r.status;
+}
+
+static nfsstat3 commit_st(nfs_fh3 f)
+{
+	COMMIT3args a = {f, 0, 0};
+	COMMIT3res r;
+
+	CALL(nfsproc3_commit_3, &a, &r);
+	return r.status;
+}
+
 static struct stat stat_of(const char *leaf)
 {
 	char path[256];
@@ -778,7 +798,7 @@ START_TEST(test_credentials)
 
 	/* As root (not squashed): the fixtures. */
 	ck_assert_int_eq(chmod(dir, 0755), 0);
-	pub = lookup_mkdir(root, "pub", 0777);
+	pub = mkdir_fh(root, "pub", 0777);
 	ck_assert_int_eq(create_st(root, "secret", 0600, &secret), NFS3_OK);
 	ck_assert_int_eq(create_st(root, "shared", 0644, &shared), NFS3_OK);
 	ck_assert_int_eq(create_st(root, "grp", 0640, &grp), NFS3_OK);
@@ -802,15 +822,31 @@ START_TEST(test_credentials)
 	ck_assert_uint_eq(st.st_gid, 1000);
 	ck_assert_uint_eq(st.st_mode & 07777, 0444);
 	ck_assert_int_eq(write_st(mine, "mine"), NFS3_OK);
-	ck_assert_uint_eq(access_of(mine),
-			  ACCESS3_READ | ACCESS3_MODIFY | ACCESS3_EXTEND);
-	/* The groups of the credential count. */
+	/* ACCESS has no such override: the client asks it before opening. */
+	ck_assert_uint_eq(access_of(mine), ACCESS3_READ);
+	/* A hard link by its owner (no CAP_DAC_READ_SEARCH needed). */
+	ck_assert_int_eq(link_st(mine, pub, "mine2"), NFS3_OK);
+	ck_assert_uint_eq(stat_of("pub/mine2").st_ino, stat_of("pub/mine").st_ino);
+	/* The groups of the credential count, and only for that call. */
 	as_user(1000, 1000, 1, &g2000);
 	ck_assert_int_eq(read_st(grp), NFS3_OK);
 	ck_assert_uint_eq(access_of(grp), ACCESS3_READ);
+	as_user(1000, 1000, 0, NULL);
+	ck_assert_int_eq(read_st(grp), NFS3ERR_ACCES);
+	/* Who may execute a file may READ it (the client pages it in). */
+	ck_assert_int_eq(chmod(path, 0711), 0);
+	ck_assert_int_eq(read_st(grp), NFS3_OK);
+	ck_assert_int_eq(chmod(path, 0640), 0);
+	/* A group that may write but not read commits what it wrote. */
+	ck_assert_int_eq(chmod(path, 0620), 0);
+	as_user(1001, 1001, 1, &g2000);
+	ck_assert_int_eq(read_st(grp), NFS3ERR_ACCES);
+	ck_assert_int_eq(write_st(grp, "w"), NFS3_OK);
+	ck_assert_int_eq(commit_st(grp), NFS3_OK);
 	/* Another user may not write it. */
 	as_user(1001, 1001, 0, NULL);
 	ck_assert_int_eq(write_st(mine, "theirs"), NFS3ERR_ACCES);
+	ck_assert_int_eq(commit_st(grp), NFS3ERR_ACCES);
 	ck_assert_uint_eq(access_of(mine), ACCESS3_READ);
 	/* Root again, after those calls switched the serving thread. */
 	as_user(0, 0, 0, NULL);
@@ -824,6 +860,8 @@ START_TEST(test_credentials)
 	ck_assert_int_eq(read_st(shared), NFS3_OK);
 	ck_assert_int_eq(write_st(shared, "ro"), NFS3ERR_ROFS);
 	ck_assert_int_eq(create_st(pub, "ro", 0644, &ro), NFS3ERR_ROFS);
+	ck_assert_int_eq(commit_st(shared), NFS3ERR_ROFS);
+	ck_assert_int_eq(link_st(shared, pub, "l"), NFS3ERR_ROFS);
 	ck_assert_uint_eq(access_of(shared), ACCESS3_READ);
 	ck_assert_uint_eq(access_of(pub) & ACCESS3_MODIFY, 0);
 
@@ -841,6 +879,7 @@ START_TEST(test_credentials)
 }
 END_TEST
 
+/* Handles survive a restart of the server (RFC 1813 section 2.3.3). */
 START_TEST(test_restart)
 {
 	nfs_fh3 f = create(root, "kept");
