@@ -8,12 +8,15 @@
  * would for that user (RFC 1813 section 4.4 leaves the checks to the
  * server; Linux's nfsd does the same).
  *
- * Only this thread switches: setfsuid and setfsgid are per-thread system
- * calls, and setgroups is called raw because glibc's would switch every
- * thread of the process, after which the kernel refuses the RDMA device
- * to all of them (rpcrdma_svc_run(3) replaces a thread whose credentials
- * changed). A caller mapped to uid 0 runs as the server itself: no
- * switch, so root's calls keep their thread.
+ * A call that switches runs on a companion of the serving thread, which
+ * never touches an RDMA device: the kernel refuses the devices to a
+ * thread whose credentials changed, even back to the same ids
+ * (rpcrdma_svc_run(3) would replace each such thread, a thread exit and
+ * start per call). The serving thread decodes, waits for the companion,
+ * and replies. Only the companion switches: setfsuid and setfsgid are
+ * per-thread system calls, setgroups and capset are called raw because
+ * glibc's setgroups would switch every thread of the process. A caller
+ * mapped to uid 0 runs as the server itself, on the serving thread.
  *
  * Handles are opened back as root (open_by_handle_at needs
  * CAP_DAC_READ_SEARCH, which a non-zero fsuid drops), then reopened under
@@ -23,6 +26,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <grp.h>
+#include <pthread.h>
 #include <string.h>
 #include <unistd.h>
 #include <stdint.h>
@@ -142,7 +146,9 @@ static void restore(void)
 	cur.switched = false;
 }
 
-int nfs3d_cred_enter(const struct nfs3d_cred *c)
+/* This thread's file-system identity to c (uid 0: unchanged); 0 or
+ * -errno (then the thread is the server again). */
+static int nfs3d_cred_enter(const struct nfs3d_cred *c)
 {
 	if (c->uid == 0 || !as_root())
 		return 0;
@@ -158,7 +164,7 @@ int nfs3d_cred_enter(const struct nfs3d_cred *c)
 	return 0;
 }
 
-void nfs3d_cred_leave(void)
+static void nfs3d_cred_leave(void)
 {
 	/* Unchanged threads stay so: the pool keeps them (see above). */
 	if (cur.switched)
@@ -182,4 +188,120 @@ void nfs3d_cred_root_end(bool was)
 bool nfs3d_cred_is(uid_t uid)
 {
 	return cur.switched && cur.uid == uid;
+}
+
+/* ---- companions: one per serving thread, made at its first switch ---- */
+
+struct companion {
+	pthread_t th;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool busy, quit;	/* a call handed over; the server left */
+	const struct nfs3d_cred *cr;
+	nfs3d_fn fn;
+	void *args, *res;
+	struct svc_req *rq;
+	bool reply;
+	int err;
+};
+
+static pthread_key_t companion_key;
+static pthread_once_t companion_once = PTHREAD_ONCE_INIT;
+
+static void *companion_main(void *arg)
+{
+	struct companion *w = arg;
+
+	pthread_mutex_lock(&w->lock);
+	for (;;) {
+		while (!w->busy && !w->quit)
+			pthread_cond_wait(&w->cond, &w->lock);
+		if (!w->busy)
+			break;
+		pthread_mutex_unlock(&w->lock);
+		w->err = nfs3d_cred_enter(w->cr);
+		if (!w->err) {
+			w->reply = w->fn(w->args, w->res, w->rq);
+			nfs3d_cred_leave();
+		}
+		pthread_mutex_lock(&w->lock);
+		w->busy = false;
+		pthread_cond_broadcast(&w->cond);
+	}
+	pthread_mutex_unlock(&w->lock);
+	pthread_mutex_destroy(&w->lock);
+	pthread_cond_destroy(&w->cond);
+	free(w);
+	return NULL;
+}
+
+/* The serving thread ends (a pool stopping): its companion too. */
+static void companion_release(void *arg)
+{
+	struct companion *w = arg;
+
+	pthread_mutex_lock(&w->lock);
+	w->quit = true;
+	pthread_cond_broadcast(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+}
+
+static void companion_key_make(void)
+{
+	(void)pthread_key_create(&companion_key, companion_release);
+}
+
+static struct companion *companion_get(void)
+{
+	struct companion *w;
+
+	if (pthread_once(&companion_once, companion_key_make) != 0)
+		return NULL;
+	w = pthread_getspecific(companion_key);
+	if (w)
+		return w;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return NULL;
+	pthread_mutex_init(&w->lock, NULL);
+	pthread_cond_init(&w->cond, NULL);
+	if (pthread_create(&w->th, NULL, companion_main, w) != 0) {
+		pthread_mutex_destroy(&w->lock);
+		pthread_cond_destroy(&w->cond);
+		free(w);
+		return NULL;
+	}
+	pthread_detach(w->th);
+	if (pthread_setspecific(companion_key, w) != 0) {
+		companion_release(w);
+		return NULL;
+	}
+	return w;
+}
+
+int nfs3d_cred_call(const struct nfs3d_cred *c, nfs3d_fn fn, void *args,
+		    void *res, struct svc_req *rq, bool *reply)
+{
+	struct companion *w;
+
+	if (c->uid == 0 || !as_root()) {
+		*reply = fn(args, res, rq);
+		return 0;
+	}
+	w = companion_get();
+	if (!w)
+		return -ENOMEM;
+	pthread_mutex_lock(&w->lock);
+	w->cr = c;
+	w->fn = fn;
+	w->args = args;
+	w->res = res;
+	w->rq = rq;
+	w->busy = true;
+	pthread_cond_broadcast(&w->cond);
+	while (w->busy)
+		pthread_cond_wait(&w->cond, &w->lock);
+	pthread_mutex_unlock(&w->lock);
+	*reply = w->reply;
+	return w->err;
 }

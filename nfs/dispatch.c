@@ -53,13 +53,11 @@ void nfs3d_dispatch(const struct nfs3d_proc *tab, unsigned int n,
 		struct nfs3d_cred cr;
 
 		nfs3d_cred_of(rq, &cr);
-		if (nfs3d_cred_enter(&cr) < 0) {
+		if (nfs3d_cred_call(&cr, p->fn, args, res, rq, &reply) < 0) {
 			svcerr_systemerr(xprt);
 			svc_freeargs(xprt, p->xargs, args);
 			return;
 		}
-		reply = p->fn(args, res, rq);
-		nfs3d_cred_leave();
 	}
 	if (p->has_status && *(const nfsstat3 *)(const void *)res != NFS3_OK)
 		atomic_fetch_add_explicit(&cnt[rq->rq_proc].errors[k], 1,

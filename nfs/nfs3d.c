@@ -11,9 +11,8 @@
  * TCP (port 2049), with the same dispatch code; MOUNT version 3 over TCP
  * (port 20048). Each is registered with rpcbind when it runs. The rdma
  * transports are served by a pool of threads (rpcrdma_svc_start), the
- * TCP ones by libtirpc's svc_run in the main thread. The pool is needed:
- * a call that runs as its caller switches its thread's credentials, which
- * only a pool thread may do while serving rdma (rpcrdma_svc_run(3)).
+ * TCP ones by libtirpc's svc_run in the main thread; -T 0 serves both
+ * with svc_run alone.
  *
  * Each call runs as its AUTH_SYS caller (cred.c), mapped by the export
  * options of -o, as in exports(5): ro, root_squash, all_squash,
@@ -63,7 +62,7 @@ static void usage(void)
 		"  -p port    NFS over rdma (default 20049)\n"
 		"  -t port    NFS over tcp (default 2049)\n"
 		"  -m port    MOUNT over tcp (default 20048)\n"
-		"  -T n       threads serving rdma (default 4, at least 1)\n"
+		"  -T n       threads serving rdma (default 4; 0: svc_run)\n"
 		"  -n list    netids for NFS: rdma,tcp (default both)\n"
 		"  -o opts    export options: ro, root_squash, all_squash,\n"
 		"             anonuid=N, anongid=N (default rw, no_root_squash)\n"
@@ -334,7 +333,7 @@ int main(int argc, char **argv)
 			break;
 		case 'T':
 			cfg.threads = (unsigned int)strtoul(optarg, &tok, 10);
-			if (*tok || !*optarg || cfg.threads == 0 ||
+			if (*tok || !*optarg ||
 			    cfg.threads > RPCRDMA_SVC_MAX_THREADS)
 				usage();
 			break;

@@ -97,10 +97,6 @@ int nfs3d_cred_init(void);
 /* The identity a call runs as: its AUTH_SYS ids after squashing. */
 void nfs3d_cred_of(const struct svc_req *rq, struct nfs3d_cred *c);
 bool nfs3d_cred_in_group(const struct nfs3d_cred *c, gid_t gid);
-/* This thread's file-system identity to c (uid 0: unchanged) and back.
- * enter returns 0 or -errno (then the thread is the server again). */
-int nfs3d_cred_enter(const struct nfs3d_cred *c);
-void nfs3d_cred_leave(void);
 /* Root for a moment (opening a handle); returns whether it switched. */
 bool nfs3d_cred_root_begin(void);
 void nfs3d_cred_root_end(bool was);
@@ -139,6 +135,11 @@ struct nfs3d_proc {
 		.ressz = sizeof(rt), .fn = NFS3D_FN(fun), .has_status = true,  \
 		.modifies = true                                               \
 	}
+/* fn(args, res, rq) as the caller c (cred.c): on this thread for root,
+ * else on this thread's companion, which switches; *reply is what fn
+ * returned. 0, or -errno when the call could not run. */
+int nfs3d_cred_call(const struct nfs3d_cred *c, nfs3d_fn fn, void *args,
+		    void *res, struct svc_req *rq, bool *reply);
 /* Large enough for every program's arguments and results. */
 #define NFS3D_ARGBUF 512
 /* Per procedure, per kind of transport (the calls each netid carried). */
