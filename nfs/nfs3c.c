@@ -15,7 +15,8 @@
  * The export's root comes from MOUNT version 3 over TCP (rpcbind, or -m);
  * NFS goes over rdma (port 20049 by default) or tcp (2049; -p 0 asks
  * rpcbind). AUTH_SYS credentials. RPCRDMA_SRCADDR in the environment
- * gives the rdma source address. Errors: "nfs3c: OP PATH: WHY" on stderr,
+ * gives the rdma source address, RPCRDMA_CREDITS the credits it asks for
+ * (32). Errors: "nfs3c: OP PATH: WHY" on stderr,
  * exit status 1; usage errors 2.
  */
 #define _GNU_SOURCE

@@ -147,11 +147,24 @@ int nfs3c_connect(struct nfs3c *c)
 	if (c->rdma) {
 		struct rpcrdma_opts o;
 		uint32_t small = SMALL_REPLY;
+		const char *cr;
 
 		rpcrdma_opts_default(&o);
 		o.port = (uint16_t)(port < 0 ? NFS_RDMA_PORT : port);
 		/* The guest's two ports on one host: the source address. */
 		o.src_addr = getenv("RPCRDMA_SRCADDR");
+		/* Our slots (the credits we ask for), as the library's
+		 * RPCRDMA_CREDITS: tests ask for more than a server grants. */
+		cr = getenv("RPCRDMA_CREDITS");
+		if (cr && *cr) {
+			char *end;
+			unsigned long v = strtoul(cr, &end, 10);
+
+			if (*end || v == 0 || v > 1024)
+				return nfs3c_fail("connect", c->host,
+						  "RPCRDMA_CREDITS: 1 to 1024");
+			o.credits = (uint32_t)v;
+		}
 		c->cl = clnt_rdma_create(c->host, NFS_PROGRAM, NFS_V3, &o);
 		if (c->cl && !clnt_control(c->cl, CLSET_RDMA_REPLY_MAX,
 					   (char *)&small)) {
