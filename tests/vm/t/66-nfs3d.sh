@@ -11,8 +11,12 @@
 # 500 random operations over tcp as the control. The server's counters must
 # show WRITE data in read chunks, READ data in write chunks, reply chunks
 # (large READDIR/READDIRPLUS) and Send With Invalidate; its descriptors
-# must come back. Everything it starts is stopped again.
-# vm-timeout: 480
+# must come back. Last our client tool nfs/nfs3c against the server over
+# rdma and tcp: null, getattr, ls of 2,000 names (the exact set), a 16 MiB
+# read and a 5 MiB write compared with the export on disk; over rdma READ
+# data in write chunks, WRITE data in read chunks, READDIRPLUS replies in
+# reply chunks. Everything it starts is stopped again.
+# vm-timeout: 540
 [ -x ./tests/vm/fsrand ] || { echo "66-nfs3d: tests/vm/fsrand not built"; exit 1; }
 for c in rpcbind mount.nfs umount cmp diff; do
 	command -v $c >/dev/null || { echo "$c not installed"; exit 77; }
@@ -257,6 +261,43 @@ umount "$mnt" || die "umount rdma"
 fds1=$(settle "$fds0")
 say "server's open files: $fds0 after the rdma unmount, $fds1 after tcp and rdma again; $(grep VmRSS /proc/$srv_pid/status | tr -s ' \t' ' ')"
 [ "$fds1" -le "$fds0" ] || die "the server leaks descriptors: $fds0 -> $fds1"
+
+# ---- our client tool, nfs/nfs3c, against our server, rdma and tcp ----
+c3=./nfs/nfs3c
+[ -x $c3 ] || die "$c3 not built"
+mkdir "$exp/dir2000" || die "mkdir dir2000"
+for i in $(seq 2000); do : >"$exp/dir2000/entry-$i"; done
+ls -A "$exp/dir2000" | sort >"$top/names.want"
+head -c 5242883 /dev/urandom >"$top/w_src"
+for net in rdma tcp; do
+	port=$RDMA_PORT
+	[ $net = tcp ] && port=$TCP_PORT
+	C="$c3 -n $net -p $port -m $MNT_PORT -v"
+	o=$(RPCRDMA_SRCADDR=${RPCRDMA_ADDR_A:?} $C "$B:$exp" null 2>"$top/err") &&
+		[ "$o" = "null: ok" ] || die "nfs3c $net null: $o $(cat "$top/err")"
+	o=$(RPCRDMA_SRCADDR=$RPCRDMA_ADDR_A $C "$B:$exp" getattr f_16777216 2>"$top/err") &&
+		echo "$o" | grep -q "^type=REG .* size=16777216 " ||
+		die "nfs3c $net getattr: $o $(cat "$top/err")"
+	RPCRDMA_SRCADDR=$RPCRDMA_ADDR_A $C "$B:$exp" ls dir2000 2>"$top/err" |
+		sort >"$top/names.$net" || die "nfs3c $net ls: $(cat "$top/err")"
+	cmp "$top/names.want" "$top/names.$net" ||
+		die "nfs3c $net ls dir2000: $(diff "$top/names.want" "$top/names.$net" | head -n 5)"
+	[ $net = rdma ] && grep "^nfs3c: rdma chunks (end)" "$top/err" | field reply_chunks |
+		grep -qv '^0$' || [ $net = tcp ] || die "nfs3c rdma ls: no reply chunk"
+	RPCRDMA_SRCADDR=$RPCRDMA_ADDR_A $C -r 1000000 "$B:$exp" read f_16777216 "$top/r_back" 2>"$top/err" ||
+		die "nfs3c $net read: $(cat "$top/err")"
+	cmp "$exp/f_16777216" "$top/r_back" || die "nfs3c $net read: differs"
+	[ $net = rdma ] && grep "^nfs3c: rdma chunks (end)" "$top/err" | field replies_write_chunks |
+		grep -qv '^0$' || [ $net = tcp ] || die "nfs3c rdma read: no write chunk"
+	RPCRDMA_SRCADDR=$RPCRDMA_ADDR_A $C -w 1000000 "$B:$exp" write "$top/w_src" "w_$net" 2>"$top/err" ||
+		die "nfs3c $net write: $(cat "$top/err")"
+	cmp "$top/w_src" "$exp/w_$net" || die "nfs3c $net write: differs on disk"
+	[ $net = rdma ] && grep "^nfs3c: rdma chunks (end)" "$top/err" | field calls_read_chunks |
+		grep -qv '^0$' || [ $net = tcp ] || die "nfs3c rdma write: no read chunk"
+	say "nfs3c over $net: null, getattr, ls of 2000 names, read of 16 MiB and write of 5 MiB + 3 (pieces of 1000000): identical"
+	rm -f "$top/r_back" "$exp/w_$net"
+done
+rm -r "$exp/dir2000"
 
 c=$(counters)
 echo "$c" | sed 's/^/66-nfs3d:   /'
