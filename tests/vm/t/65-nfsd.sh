@@ -12,7 +12,7 @@
 # reply chunks, and with more slots than nfsd's grant of 64 and 96
 # threads, never more calls in flight than granted.
 # Everything it starts is stopped again for the tests after it.
-# vm-timeout: 720
+# vm-timeout: 480
 for c in rpcbind exportfs rpc.mountd rpc.nfsd; do
 	command -v $c >/dev/null || { echo "$c not installed"; exit 77; }
 done
