@@ -64,6 +64,8 @@ B=${RPCRDMA_ADDR_B:?}
 RBIG=67108864
 # 16 MiB on Linux 6.1: its rxe stalls large RDMA Reads, which nfsd issues
 # to pull our WRITE data from the read chunks (t/66-nfs3d.sh does the same).
+# A precaution: nfsd's wtpref is 256 KiB, and 64 MiB in such pieces passed
+# on 6.1 once (RPCRDMA_T_NFSC_WBIG=67108864, 2.2 s).
 case "$(uname -r)" in
 6.1.*) WBIG=${RPCRDMA_T_NFSC_WBIG:-16777216} ;;
 *) WBIG=${RPCRDMA_T_NFSC_WBIG:-67108864} ;;
