@@ -4,8 +4,8 @@
 # with the kernel's write and read chunks (softroce-vm.md has the recipe).
 # Then our client tool nfs/nfs3c against the same nfsd over rdma and, as
 # the control, over tcp: null, getattr, lookup, a 64 MiB READ and a WRITE
-# of RPCRDMA_T_NFSC_WBIG bytes (64 MiB; 16 MiB on Linux 6.1, whose rxe
-# pulls large RDMA Reads slowly, as in t/66-nfs3d.sh) compared with the
+# of RPCRDMA_T_NFSC_WBIG bytes (64 MiB on both kernels: nfsd pulls it in
+# its wtpref pieces of 256 KiB, which 6.1's rxe reads in time) compared with the
 # export on disk, ls of a directory of 2,000 entries (the exact set of
 # names); over rdma the kernel's Private Data parsed (inline thresholds),
 # READ data in write chunks, WRITE data in read chunks, READDIRPLUS in
@@ -62,14 +62,9 @@ c3=./nfs/nfs3c
 A=${RPCRDMA_ADDR_A:?}
 B=${RPCRDMA_ADDR_B:?}
 RBIG=67108864
-# 16 MiB on Linux 6.1: its rxe stalls large RDMA Reads, which nfsd issues
-# to pull our WRITE data from the read chunks (t/66-nfs3d.sh does the same).
-# A precaution: nfsd's wtpref is 256 KiB, and 64 MiB in such pieces passed
-# on 6.1 once (RPCRDMA_T_NFSC_WBIG=67108864, 2.2 s).
-case "$(uname -r)" in
-6.1.*) WBIG=${RPCRDMA_T_NFSC_WBIG:-16777216} ;;
-*) WBIG=${RPCRDMA_T_NFSC_WBIG:-67108864} ;;
-esac
+# 64 MiB on 6.1 too, unlike t/66-nfs3d.sh: Linux 6.1's rxe stalls large
+# RDMA Reads, but nfsd issues them in its wtpref pieces of 256 KiB.
+WBIG=${RPCRDMA_T_NFSC_WBIG:-67108864}
 t0=$(date +%s)
 say() { echo "65-nfsd: nfs3c: [$(($(date +%s) - t0)) s] $*"; }
 mkdir -p "$loc" && mount -t tmpfs -o size=400m tmpfs "$loc" || die "tmpfs on $loc"
