@@ -26,57 +26,9 @@ top=/run/nfs3d-creds
 exp=$top/export
 mnt=$top/mnt
 log=$top/nfs3d.log
-srv_pid=
-started_rpcbind=
-t0=$(date +%s)
+name=67-nfs3d-creds
+. "$RPCRDMA_SRCDIR/tests/vm/nfs3d-lib.sh"
 
-say() { echo "67-nfs3d-creds: [$(($(date +%s) - t0)) s] $*"; }
-die() { say "FAILED: $*"; exit 1; }
-stop_server() {
-	[ -n "$srv_pid" ] || return 0
-	kill -TERM "$srv_pid" 2>/dev/null
-	for _ in $(seq 50); do
-		kill -0 "$srv_pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -KILL "$srv_pid" 2>/dev/null
-	wait "$srv_pid" 2>/dev/null
-	srv_pid=
-}
-cleanup() {
-	umount -f "$mnt" 2>/dev/null || umount -l "$mnt" 2>/dev/null
-	stop_server
-	[ -n "$started_rpcbind" ] && pkill -x rpcbind
-	[ -f "$log" ] && { echo "--- server log (tail)"; tail -n 20 "$log"; }
-	sleep 0.2
-	umount "$top" 2>/dev/null
-}
-trap cleanup EXIT
-
-start_server() {	# nfs3d options...
-	: >"$log"
-	"$srv" -a "$B" -p $RDMA_PORT -t $TCP_PORT -m $MNT_PORT -T 4 "$@" "$exp" \
-		>>"$log" 2>&1 &
-	srv_pid=$!
-	for _ in $(seq 100); do
-		grep -q "serving $exp" "$log" 2>/dev/null && break
-		kill -0 "$srv_pid" 2>/dev/null || die "nfs3d exited: $(tail -n 5 "$log")"
-		sleep 0.1
-	done
-	grep -q "serving $exp" "$log" || die "nfs3d did not start"
-	say "$(grep "serving $exp" "$log" | tail -n 1)"
-}
-counters() {
-	local n
-	n=$(grep -c "rdma other:" "$log")
-	kill -USR1 "$srv_pid" || die "server gone"
-	for _ in $(seq 50); do
-		[ "$(grep -c "rdma other:" "$log")" -gt "$n" ] && break
-		sleep 0.1
-	done
-	grep "rdma other:" "$log" | tail -n 1
-}
-field() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" | tail -n 1; }
 do_mount() {
 	local o="vers=3,proto=rdma,port=$RDMA_PORT,mountport=$MNT_PORT,mountproto=tcp,nolock,soft,timeo=300,retrans=2"
 	mount -t nfs -o "$o" "$B:$exp" "$mnt" || die "mount over rdma failed"
@@ -107,7 +59,7 @@ fi
 
 start_server
 do_mount
-before=$(counters)
+before=$(counters | grep "rdma other:")
 # Modes and groups, checked by the server as the caller.
 as 1000 1000 - cat "$mnt/secret" >/dev/null 2>&1 && die "uid 1000 read a 0600 root file"
 [ "$(as 1000 1000 - cat "$mnt/shared")" = shared ] || die "uid 1000 cannot read a 0644 file"
@@ -155,7 +107,7 @@ for j in $(jobs -p); do
 	wait "$j" || fails=$((fails + 1))
 done
 [ $fails = 0 ] || die "$fails of 4 concurrent users failed (content or owner)"
-after=$(counters)
+after=$(counters | grep "rdma other:")
 say "4 users x 20 files of 192 KiB at once: contents and owners right"
 say "counters: $after"
 for f in cred_changes permission_errors disconnects; do
@@ -168,6 +120,7 @@ touch "$mnt/pub/rootfile" || die "root cannot create"
 say "no serving thread switched (cred_changes, permission_errors 0), no disconnect; root's files root's"
 umount "$mnt" || die "umount"
 stop_server
+: >"$log"
 
 # Read-only, root squashed, 256 KiB messages.
 head -c 3145728 /dev/urandom >"$exp/big" && chmod 0644 "$exp/big"
