@@ -197,11 +197,12 @@ for op in read write; do
 	row "NFS $OP $mib MiB dd over tcp: nfs3d, MiB/s" "$ut" "$kt" \
 		"kernel nfsd, tcp" "$(ratio "$ut" "$kt")"
 done
+kib() {	# SERVER SIZE: "rdma; tcp" in KiB
+	echo "$(calc "$(get nfsdd server="$1" netid=rdma op=read "$2") / 1024" 0); $(calc "$(get nfsdd server="$1" netid=tcp op=read "$2") / 1024" 0)"
+}
 for x in rsize wsize; do
-	row "NFS $x negotiated (rdma; tcp), KiB" \
-		"$(($(get nfsdd server=nfs3d netid=rdma op=read "$x") / 1024)); $(($(get nfsdd server=nfs3d netid=tcp op=read "$x") / 1024))" \
-		"$(($(get nfsdd server=knfsd netid=rdma op=read "$x") / 1024)); $(($(get nfsdd server=knfsd netid=tcp op=read "$x") / 1024))" \
-		"kernel nfsd" "-"
+	row "NFS $x negotiated (rdma; tcp), KiB" "$(kib nfs3d "$x")" \
+		"$(kib knfsd "$x")" "kernel nfsd" "-"
 done
 
 for side in client server; do
