@@ -197,8 +197,14 @@ for op in read write; do
 	row "NFS $OP $mib MiB dd over tcp: nfs3d, MiB/s" "$ut" "$kt" \
 		"kernel nfsd, tcp" "$(ratio "$ut" "$kt")"
 done
-kib() {	# SERVER SIZE: "rdma; tcp" in KiB
-	echo "$(calc "$(get nfsdd server="$1" netid=rdma op=read "$2") / 1024" 0); $(calc "$(get nfsdd server="$1" netid=tcp op=read "$2") / 1024" 0)"
+kib() {	# SERVER SIZE: "rdma; tcp" in KiB (nan when missing)
+	local n v out=
+	for n in rdma tcp; do
+		v=$(get nfsdd server="$1" netid="$n" op=read "$2")
+		[ "$v" = nan ] || v=$((v / 1024))
+		out="$out${out:+; }$v"
+	done
+	echo "$out"
 }
 for x in rsize wsize; do
 	row "NFS $x negotiated (rdma; tcp), KiB" "$(kib nfs3d "$x")" \
