@@ -22,6 +22,12 @@
 #      (callgrind), with the top functions
 #   5. a system-wide profile (perf record, cpu-clock) of 32 threads of
 #      NULL calls over each netid
+#   6. NFS file I/O: the kernel's NFSv3 client (rsize and wsize 1 MiB)
+#      writing and reading a 64 MiB file with dd and direct I/O (3
+#      rounds, the median; --quick: 16 MiB, once), against
+#      our server (nfs/nfs3d) and the kernel's nfsd, each exporting a
+#      tmpfs of its own, both mounted at once and taken in turn each
+#      round, over rdma and over tcp; the data checked once per server
 # "quick" makes every count small (a smoke test of the tooling; its
 # figures are too short to quote).
 set -u
@@ -43,12 +49,26 @@ export RPCRDMA_SRCADDR=$A
 export RPCRDMA_MAX_MSG=$(((4 << 20) + (64 << 10)))
 . "$srcdir/tests/vm/perftest-pair.sh"
 
-spid= rpid=
+spid= rpid= n3pid= mdpid= nfs_top= nfs_state=
 cleanup() {
 	[ -n "$spid" ] && kill "$spid" 2>/dev/null && wait "$spid" 2>/dev/null
+	if [ -n "$nfs_top" ]; then
+		umount -f "$nfs_top/mk" 2>/dev/null || umount -l "$nfs_top/mk" 2>/dev/null
+		umount -f "$nfs_top/mu" 2>/dev/null || umount -l "$nfs_top/mu" 2>/dev/null
+	fi
+	[ -n "$n3pid" ] && kill "$n3pid" 2>/dev/null && wait "$n3pid" 2>/dev/null
+	[ -e /proc/fs/nfsd/threads ] && echo 0 >/proc/fs/nfsd/threads
+	[ -n "$mdpid" ] && kill "$mdpid" 2>/dev/null && wait "$mdpid" 2>/dev/null
+	if [ -n "$nfs_state" ]; then
+		exportfs -ua 2>/dev/null
+		umount /var/lib/nfs 2>/dev/null
+	fi
+	if [ -n "$nfs_top" ]; then
+		umount "$nfs_top/knfsd" "$nfs_top/nfs3d" 2>/dev/null
+		umount "$nfs_top" 2>/dev/null
+	fi
 	[ -n "$rpid" ] && kill "$rpid" 2>/dev/null
 	perftest_route_off
-	[ -e /proc/fs/nfsd/threads ] && echo 0 >/proc/fs/nfsd/threads
 }
 trap cleanup EXIT
 die() {
@@ -289,6 +309,185 @@ for netid in tcp rdma; do
 	[ -s "$out/perf.$netid.txt" ] ||
 		die "perf report over $netid is empty: $(head -c 500 "$out/perf.$netid.err")"
 done
+
+# ---- 6. NFS file I/O: the kernel client, dd with direct I/O ----
+# Each server exports a tmpfs of its own, sized for the file and a
+# margin; the source file (random bytes) and the copy read back for the
+# check are on a third. Both servers are mounted at once (the kernel
+# client keeps one nfs_client per address and port) and each round takes
+# them in turn, so that the host's load drifts alike for both. nfs3d does
+# not register with rpcbind (-R): rpc.mountd's MOUNT registration and
+# the kernel nfsd's NFS ones stay as they are; its ports are given to
+# mount instead. Both run 4 threads.
+say "nfs: the kernel client, dd with direct I/O"
+# --quick: one round of 16 MiB (about 10 MiB/s over rdma under TCG).
+DD_MIB=64
+DD_ROUNDS=3
+[ -n "$quick" ] && DD_MIB=16 DD_ROUNDS=1
+N3_RDMA=20050 N3_TCP=2050 N3_MNT=20051 NFS_THREADS=4
+modprobe -a nfsd rpcrdma nfs nfsv3 || die "modprobe nfs nfsv3 failed"
+nfs_top=/run/rpcrdma-bench-nfs
+mkdir -p "$nfs_top" && mount -t tmpfs -o size=192m tmpfs "$nfs_top" ||
+	die "tmpfs on $nfs_top"
+for d in knfsd nfs3d; do
+	mkdir -p "$nfs_top/$d" &&
+		mount -t tmpfs -o size=$((DD_MIB + 32))m tmpfs "$nfs_top/$d" ||
+		die "tmpfs on $nfs_top/$d"
+done
+mkdir -p "$nfs_top/mk" "$nfs_top/mu"
+dd_src=$nfs_top/src dd_back=$nfs_top/back
+head -c $((DD_MIB << 20)) /dev/urandom >"$dd_src" || die "cannot make $dd_src"
+# nfs-utils' state in the guest's memory, not on the host's disk.
+mount -t tmpfs tmpfs /var/lib/nfs && : >/var/lib/nfs/etab &&
+	: >/var/lib/nfs/rmtab || die "tmpfs on /var/lib/nfs"
+nfs_state=1
+exportfs -o rw,insecure,no_root_squash,no_subtree_check,fsid=7320 \
+	"*:$nfs_top/knfsd" || die "exportfs failed"
+rpc.mountd -F -N 2 -N 4 >"$out/nfs.mountd.log" 2>&1 &
+mdpid=$!
+# nfsd's largest READ and WRITE defaults to 1/4096 of the memory (256 KiB
+# in this guest): 1 MiB, like nfs3d's rtmax and wtmax, set while no nfsd
+# thread runs.
+echo 0 >/proc/fs/nfsd/threads
+echo 1048576 >/proc/fs/nfsd/max_block_size ||
+	die "nfsd's max_block_size stays $(cat /proc/fs/nfsd/max_block_size)"
+o=$(rpc.nfsd -N 4 -N 4.1 -N 4.2 "$NFS_THREADS" 2>&1) || die "rpc.nfsd: $o"
+grep -q '^rdma 20049$' /proc/fs/nfsd/portlist ||
+	echo "rdma 20049" >/proc/fs/nfsd/portlist ||
+	die "nfsd would not listen on rdma 20049"
+env -u RPCRDMA_MAX_MSG -u RPCRDMA_SRCADDR "$build/nfs/nfs3d" -a "$B" \
+	-p $N3_RDMA -t $N3_TCP -m $N3_MNT -T $NFS_THREADS -R "$nfs_top/nfs3d" \
+	>"$out/nfs.nfs3d.log" 2>&1 &
+n3pid=$!
+for _ in $(seq 100); do
+	grep -q "serving $nfs_top/nfs3d" "$out/nfs.nfs3d.log" && break
+	kill -0 "$n3pid" 2>/dev/null || break
+	sleep 0.1
+done
+grep -q "serving $nfs_top/nfs3d" "$out/nfs.nfs3d.log" ||
+	die "nfs3d did not start: $(tail -n 5 "$out/nfs.nfs3d.log")"
+# The rpc.mountd must be up before the kernel server is mounted.
+for _ in $(seq 50); do
+	rpcinfo -p 127.0.0.1 2>/dev/null | grep -q ' 100005 ' && break
+	sleep 0.2
+done
+
+# dd_s ARGS...: dd, its time in seconds; fails unless it moved DD_MIB MiB.
+dd_s() {
+	local o
+	o=$(LC_ALL=C timeout 300 dd "$@" 2>&1) || { echo "dd $*: $o" >&2; return 1; }
+	echo "$o" | grep -q "^$((DD_MIB << 20)) bytes .* copied" ||
+		{ echo "dd $*: $o" >&2; return 1; }
+	echo "$o" | sed -n 's/.* copied, \([0-9.e+-]*\) s, .*/\1/p' | tail -n 1
+}
+# busy: the guest's busy CPU time so far, in clock ticks (all CPUs).
+busy() {
+	awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat
+}
+# srv_cpu SERVER: the server's own CPU time in clock ticks (nfs3d's
+# process; the nfsd kernel threads). rxe's and the RPC transport's work in
+# kernel workers and softirqs is in neither: busy() counts it.
+srv_cpu() {
+	local p t=0
+	if [ "$1" = nfs3d ]; then
+		awk '{ print $14 + $15 }' "/proc/$n3pid/stat"
+		return
+	fi
+	for p in $(pgrep -x nfsd); do
+		t=$((t + $(awk '{ print $14 + $15 }' "/proc/$p/stat" 2>/dev/null || echo 0)))
+	done
+	echo "$t"
+}
+median() {
+	tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+}
+mibps() {
+	awk -v m="$DD_MIB" -v s="$1" 'BEGIN { printf "%.2f", m / s }'
+}
+hz=$(getconf CLK_TCK)
+say "nfs: both servers up"
+for netid in rdma tcp; do
+	if [ "$netid" = rdma ]; then
+		kport=20049 uport=$N3_RDMA
+	else
+		kport=2049 uport=$N3_TCP
+	fi
+	common="vers=3,proto=$netid,rsize=1048576,wsize=1048576,nolock,soft,timeo=300,retrans=2"
+	mount -t nfs -o "$common,port=$kport" "$B:$nfs_top/knfsd" "$nfs_top/mk" ||
+		die "mount of the kernel nfsd over $netid failed"
+	mount -t nfs -o "$common,port=$uport,mountport=$N3_MNT,mountproto=tcp" \
+		"$B:$nfs_top/nfs3d" "$nfs_top/mu" ||
+		die "mount of nfs3d over $netid failed"
+	say "nfs over $netid: both mounted"
+	declare -A rs ws wl rl bz sc
+	for s in knfsd nfs3d; do
+		m=$nfs_top/mk
+		[ "$s" = nfs3d ] && m=$nfs_top/mu
+		o=$(awk -v m="$m" '$2 == m { print $4 }' /proc/mounts)
+		echo "bench: $s over $netid: $o"
+		echo "$o" | grep -q "proto=$netid" || die "$s is not mounted over $netid: $o"
+		rs[$s]=$(echo "$o" | tr , '\n' | sed -n 's/^rsize=//p')
+		ws[$s]=$(echo "$o" | tr , '\n' | sed -n 's/^wsize=//p')
+		[ -n "${rs[$s]}" ] && [ -n "${ws[$s]}" ] || die "no rsize or wsize in: $o"
+		wl[$s]='' rl[$s]='' bz[$s]=0 sc[$s]=0
+	done
+	for r in $(seq "$DD_ROUNDS"); do
+		for s in knfsd nfs3d; do
+			m=$nfs_top/mk
+			[ "$s" = nfs3d ] && m=$nfs_top/mu
+			rm -f "$m/f" || die "rm over $netid from $s"
+			b0=$(busy) c0=$(srv_cpu "$s")
+			t=$(dd_s if="$dd_src" of="$m/f" bs=1M count=$DD_MIB oflag=direct) ||
+				die "dd write over $netid to $s failed"
+			wl[$s]="${wl[$s]} $t"
+			t=$(dd_s if="$m/f" of=/dev/null bs=1M iflag=direct) ||
+				die "dd read over $netid from $s failed"
+			rl[$s]="${rl[$s]} $t"
+			bz[$s]=$((bz[$s] + $(busy) - b0))
+			sc[$s]=$((sc[$s] + $(srv_cpu "$s") - c0))
+		done
+	done
+	say "nfs over $netid: $DD_ROUNDS round(s) done, checking the data"
+	# The check, once: what the server stored (on its tmpfs) and what a
+	# direct read brings back are the source's bytes.
+	for s in knfsd nfs3d; do
+		m=$nfs_top/mk
+		[ "$s" = nfs3d ] && m=$nfs_top/mu
+		cmp "$dd_src" "$nfs_top/$s/f" || die "$s over $netid stored other bytes"
+		rm -f "$dd_back"
+		dd_s if="$m/f" of="$dd_back" bs=1M iflag=direct >/dev/null ||
+			die "dd read back over $netid from $s failed"
+		cmp "$dd_src" "$dd_back" || die "$s over $netid read back other bytes"
+		rm -f "$dd_back" "$m/f"
+		for op in write read; do
+			if [ "$op" = write ]; then l=${wl[$s]}; else l=${rl[$s]}; fi
+			med=$(echo "$l" | median)
+			rec "nfsdd server=$s netid=$netid op=$op MiB=$DD_MIB rounds=$DD_ROUNDS MiBps=$(mibps "$med") runs_MiBps=$(for t in $l; do mibps "$t"; echo; done | paste -sd, -) rsize=${rs[$s]} wsize=${ws[$s]} threads=$NFS_THREADS"
+		done
+		secs=$(echo "${wl[$s]} ${rl[$s]}" | awk '{ for (i = 1; i <= NF; i++) t += $i } END { printf "%.2f", t }')
+		rec "nfsddcpu server=$s netid=$netid dd_s=$secs busy_s=$(awk -v t="${bz[$s]}" -v h="$hz" 'BEGIN { printf "%.2f", t / h }') server_cpu_s=$(awk -v t="${sc[$s]}" -v h="$hz" 'BEGIN { printf "%.2f", t / h }')"
+	done
+	umount "$nfs_top/mk" || die "umount of the kernel nfsd over $netid"
+	umount "$nfs_top/mu" || die "umount of nfs3d over $netid"
+	unset rs ws wl rl bz sc
+done
+# nfs3d's counters: WRITE data came by RDMA Read (read chunks), READ data
+# went by RDMA Write (write chunks).
+kill -USR1 "$n3pid"
+for _ in $(seq 50); do
+	grep -q "rdma chunks:" "$out/nfs.nfs3d.log" && break
+	sleep 0.1
+done
+c=$(grep "rdma chunks:" "$out/nfs.nfs3d.log" | tail -n 1)
+rdb=$(echo "$c" | sed -n 's/.* rdma_read_bytes=\([0-9]*\).*/\1/p')
+wrb=$(echo "$c" | sed -n 's/.* rdma_write_bytes=\([0-9]*\).*/\1/p')
+[ "${rdb:-0}" -ge $((DD_MIB << 20)) ] && [ "${wrb:-0}" -ge $((DD_MIB << 20)) ] ||
+	die "nfs3d's counters do not show the data moved by RDMA Read and Write: $c"
+rec "nfsddpath server=nfs3d rdma_read_bytes=$rdb rdma_write_bytes=$wrb"
+kill "$n3pid" 2>/dev/null
+wait "$n3pid" 2>/dev/null
+n3pid=
+echo 0 >/proc/fs/nfsd/threads
 
 rec "guest kernel=$(uname -r) quick=${quick:-no} max_msg=$RPCRDMA_MAX_MSG"
 say "done: $(wc -l <"$res") results in $res"

@@ -178,6 +178,39 @@ for dir in read write; do
 	done
 done
 
+# NFS file I/O: the kernel client's dd of a 64 MiB file with direct I/O,
+# our server (nfs3d) against the kernel's nfsd, mounted side by side;
+# the rsize and wsize each mount negotiated.
+mib=$(get nfsdd server=nfs3d netid=rdma op=read MiB)
+for op in read write; do
+	OP=$(echo "$op" | tr a-z A-Z)
+	u=$(get nfsdd server=nfs3d netid=rdma op="$op" MiBps)
+	k=$(get nfsdd server=knfsd netid=rdma op="$op" MiBps)
+	ut=$(get nfsdd server=nfs3d netid=tcp op="$op" MiBps)
+	kt=$(get nfsdd server=knfsd netid=tcp op="$op" MiBps)
+	x=$(ratio "$u" "$k")
+	row "NFS $OP $mib MiB, kernel client dd, MiB/s" "$u" "$k" \
+		"kernel nfsd, rdma" "$x" ">= 0.8: $(verdict "$x" '>=' 0.8)"
+	row "NFS $OP $mib MiB, kernel client dd, MiB/s" "$u" "$ut" \
+		"nfs3d over tcp" "$(ratio "$u" "$ut")"
+	# For scale, both servers over tcp (the first column is nfs3d's).
+	row "NFS $OP $mib MiB dd over tcp: nfs3d, MiB/s" "$ut" "$kt" \
+		"kernel nfsd, tcp" "$(ratio "$ut" "$kt")"
+done
+kib() {	# SERVER SIZE: "rdma; tcp" in KiB (nan when missing)
+	local n v out=
+	for n in rdma tcp; do
+		v=$(get nfsdd server="$1" netid="$n" op=read "$2")
+		[ "$v" = nan ] || v=$((v / 1024))
+		out="$out${out:+; }$v"
+	done
+	echo "$out"
+}
+for x in rsize wsize; do
+	row "NFS $x negotiated (rdma; tcp), KiB" "$(kib nfs3d "$x")" \
+		"$(kib knfsd "$x")" "kernel nfsd" "-"
+done
+
 for side in client server; do
 	r=$(get instr side="$side" netid=rdma per_call)
 	c=$(get instr side="$side" netid=tcp per_call)
