@@ -2657,6 +2657,9 @@ CLIENT *clnt_rdma_create(const char *host, rpcprog_t prog, rpcvers_t vers,
 		rpcrdma_opts_from_env(&ct->opts);
 	ct->opts.ddp_threshold = rpcrdma_ddp_min(ct->opts.ddp_threshold);
 	rc = rpcrdma_opts_to_ep(&ct->opts, &ct->eo);
+	/* RFC 8167 section 3.3.1: receives for the backward calls we
+	 * grant, whether or not a service is registered yet. */
+	ct->eo.bc_credits = RPCRDMA_BC_CREDITS;
 	if (rc || ct->opts.max_msg < RPCRDMA_XDR_UNIT) {
 		free(ct);
 		xprt_createerr(RPC_SYSTEMERROR, EINVAL);

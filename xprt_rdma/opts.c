@@ -103,7 +103,6 @@ int rpcrdma_opts_to_ep(const struct rpcrdma_opts *o, struct rpcrdma_ep_opts *eo)
 	eo->inline_send = o->inline_send;
 	eo->inline_recv = o->inline_recv;
 	eo->credits = o->credits;
-	eo->bc_credits = RPCRDMA_BC_CREDITS;
 	eo->send_pvtdata = !o->no_pvtdata;
 	/* RFC 8797 section 4.1: the client drops R where it cannot use
 	 * windows (rpcrdma_ep_connect); the server, exposing nothing,

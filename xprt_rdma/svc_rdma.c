@@ -1964,6 +1964,8 @@ SVCXPRT *svc_rdma_create(const char *addr, const struct rpcrdma_opts *opts)
 		rc = -EINVAL;
 		goto out_free;
 	}
+	/* RFC 8167 section 3.3.2: receives for backward replies. */
+	eo.bc_credits = RPCRDMA_BC_CREDITS;
 	rc = parse_addr(addr, lsn->opts.port ? lsn->opts.port :
 			(uint16_t)RPCRDMA_NFS_PORT, &ss);
 	if (rc)
