@@ -59,10 +59,12 @@
 #include <arpa/inet.h>
 #include <sys/random.h>
 #include <rpc/rpc.h>
+#include <rpc/svc_auth.h>
 #include <rpcrdma/credits.h>
 #include <rpcrdma/hdr.h>
 #include <rpcrdma/plan.h>
 #include <rpcrdma/splice.h>
+#include "svc.h"
 #include "xprt.h"
 
 #define CT_CALLHDR_LEN 20  /* xid, CALL, rpcvers, prog, vers */
@@ -148,6 +150,8 @@ struct ct_hint {
 	uint32_t ddp_max;	/* bytes in each */
 };
 
+struct ct_bc;
+
 struct ct {
 	CLIENT clnt;
 	pthread_mutex_t lock;
@@ -188,6 +192,9 @@ struct ct {
 	uint32_t reply_max;
 	struct ct_hint *hints;
 	uint32_t nhints, hints_cap;
+	/* Backward service (RFC 8167), NULL until rpcrdma_clnt_svc_reg. */
+	struct ct_bc *bc;
+	uint32_t gen;		/* connections installed so far */
 };
 
 static const struct clnt_ops clnt_rdma_ops;
@@ -241,12 +248,18 @@ static void stats_add(struct rpcrdma_stats *acc, const struct rpcrdma_stats *s)
 	uint64_t peak = acc->inflight_peak > s->inflight_peak
 			    ? acc->inflight_peak
 			    : s->inflight_peak;
+	uint64_t bc_peak = acc->bc_inflight_peak > s->bc_inflight_peak
+			       ? acc->bc_inflight_peak
+			       : s->bc_inflight_peak;
 
 	for (size_t i = 0; i < sizeof(*acc) / sizeof(uint64_t); i++)
 		a[i] += b[i];
 	/* Not sums: the latest grant and the highest peak. */
 	acc->credits_granted = s->credits_granted;
 	acc->inflight_peak = peak;
+	acc->bc_credits_granted = s->bc_credits_granted;
+	acc->bc_inflight = s->bc_inflight;
+	acc->bc_inflight_peak = bc_peak;
 }
 
 /* --- slots --- */
@@ -597,8 +610,8 @@ static int ct_take_writes(struct ct *ct, struct ct_slot *s,
 /*
  * A backward-direction call (RFC 8167 section 4: RDMA_MSG, every chunk
  * list empty, the RPC message inline with msg_type CALL), which a forward
- * reply never is. Not served yet: recognised so that it is dropped
- * without touching forward credits or calls.
+ * reply never is: it goes to the backward service (ct_bc_take) without
+ * touching forward credits or calls.
  */
 static bool ct_is_backward_call(const struct rpcrdma_msg *m,
 				const struct rpcrdma_rx *rx, size_t hlen)
@@ -611,6 +624,9 @@ static bool ct_is_backward_call(const struct rpcrdma_msg *m,
 	memcpy(&type, rx->data + hlen + 4, sizeof(type));
 	return ntohl(type) == CALL;
 }
+
+static void ct_bc_take(struct ct *ct, const struct rpcrdma_rx *rx,
+		       size_t hlen);
 
 /* The reply of a call its caller abandoned: the slot, and its credit,
  * go back, unless its revocation is still under way, which then frees it
@@ -666,7 +682,12 @@ static void ct_dispatch(struct ct *ct, struct rpcrdma_rx *rx)
 			CT_INC(ct, err_chunk_recv);
 		break;
 	}
-	s = ct_is_backward_call(m, rx, hlen) ? NULL : slot_by_xid(ct, m->xid);
+	if (ct_is_backward_call(m, rx, hlen)) {
+		if (ct_revoke(ct, NULL, rx))
+			ct_bc_take(ct, rx, hlen);
+		goto out;
+	}
+	s = slot_by_xid(ct, m->xid);
 	if (!ct_revoke(ct, s, rx))
 		goto out;
 	if (!s) {
@@ -821,6 +842,7 @@ static bool pred_credit(struct ct *ct, void *arg)
 static void ct_install(struct ct *ct, struct rpcrdma_ep *ep)
 {
 	ct->ep = ep;
+	ct->gen++;
 	ct->broken = false;
 	ct->no_windows = false;
 	rpcrdma_req_credits_init(&ct->credits, ct->nslots);
@@ -2007,8 +2029,425 @@ static bool_t clnt_rdma_control(CLIENT *cl, u_int req, void *info)
 	return ok;
 }
 
+/* --- backward service (RFC 8167): the client as responder --- */
+
+#define CT_BC_POLL_MS	200	/* the service thread's polling round */
+#define CT_BC_CRED	1024	/* decoded credentials (authunix_parms) */
+
+struct ct_bsvc {
+	rpcprog_t prog;
+	rpcvers_t vers;
+	void (*dispatch)(struct svc_req *, SVCXPRT *);
+};
+
+/* A backward call received, waiting for the service thread. */
+struct ct_bcall {
+	struct ct_bcall *next;
+	uint32_t gen;		/* the connection it came on */
+	bool released;		/* its credit went back with its reply */
+	uint32_t rdma_xid;
+	uint32_t len;
+	uint8_t data[];		/* the RPC call */
+};
+
+struct ct_bc {
+	SVCXPRT xprt;			/* what dispatch functions get */
+	SVCXPRT_EXT ext;
+	struct ct *ct;
+	pthread_t th;
+	/* ct->lock */
+	bool stop;
+	struct ct_bsvc *svcs;
+	uint32_t nsvcs;
+	struct ct_bcall *head, *tail;
+	uint32_t queued;		/* received and not yet answered */
+	/* The call being served: the service thread's only. */
+	struct ct_bcall *cur;
+	uint32_t xid;
+	bool replied;
+	XDR args;
+	char cred_area[2 * MAX_AUTH_BYTES + CT_BC_CRED];
+};
+
+static struct ct_bc *to_bc(SVCXPRT *xprt)
+{
+	return (struct ct_bc *)((char *)xprt - offsetof(struct ct_bc, xprt));
+}
+
+/*
+ * A backward call came in (ct->lock held). RFC 8167 section 5: with no
+ * service registered it is dropped (the connection stays: its receive
+ * was provisioned anyway). Section 3.1: beyond the backward credits we
+ * grant it is dropped too; the server broke the grant.
+ */
+static void ct_bc_take(struct ct *ct, const struct rpcrdma_rx *rx,
+		       size_t hlen)
+{
+	struct ct_bc *bc = ct->bc;
+	uint32_t len = rx->len - (uint32_t)hlen;
+	struct ct_bcall *k;
+
+	if (!bc) {
+		CT_INC(ct, replies_unmatched);
+		CT_INC(ct, bc_calls_dropped);
+		return;
+	}
+	if (bc->queued >= RPCRDMA_BC_CREDITS ||
+	    !(k = malloc(sizeof(*k) + len))) {
+		CT_INC(ct, bc_calls_dropped);
+		return;
+	}
+	k->next = NULL;
+	k->gen = ct->gen;
+	k->released = false;
+	memcpy(&k->rdma_xid, rx->data, sizeof(k->rdma_xid));
+	k->rdma_xid = ntohl(k->rdma_xid);
+	k->len = len;
+	memcpy(k->data, rx->data + hlen, len);
+	if (bc->tail)
+		bc->tail->next = k;
+	else
+		bc->head = k;
+	bc->tail = k;
+	bc->queued++;
+	CT_INC(ct, bc_calls_recv);
+	RPCRDMA_STAT_SET(ct->ep, bc_inflight, bc->queued);
+	RPCRDMA_STAT_MAX(ct->ep, bc_inflight_peak, bc->queued);
+	pthread_cond_broadcast(&ct->cv);
+}
+
+static bool_t ct_bc_getargs(SVCXPRT *xprt, xdrproc_t xargs, void *argsp)
+{
+	struct ct_bc *bc = to_bc(xprt);
+	SVCAUTH *auth = &SVC_XP_AUTH(xprt);
+
+	if (!bc->cur)
+		return FALSE;
+	if (auth->svc_ah_ops)
+		return SVCAUTH_UNWRAP(auth, &bc->args, xargs, argsp);
+	return (*xargs)(&bc->args, argsp);
+}
+
+static bool_t ct_bc_freeargs(SVCXPRT *xprt, xdrproc_t xargs, void *argsp)
+{
+	XDR x;
+
+	(void)xprt;
+	memset(&x, 0, sizeof(x));
+	x.x_op = XDR_FREE;
+	return (*xargs)(&x, argsp);
+}
+
+/* Encodes the reply as svc_vc does, letting the auth flavour wrap it. */
+static bool ct_bc_encode(SVCXPRT *xprt, XDR *x, struct rpc_msg *msg)
+{
+	SVCAUTH *auth = &SVC_XP_AUTH(xprt);
+
+	if (auth->svc_ah_ops && msg->rm_reply.rp_stat == MSG_ACCEPTED &&
+	    msg->acpted_rply.ar_stat == SUCCESS) {
+		xdrproc_t proc = msg->acpted_rply.ar_results.proc;
+		caddr_t where = msg->acpted_rply.ar_results.where;
+		bool ok;
+
+		msg->acpted_rply.ar_results.proc =
+			(xdrproc_t)(void (*)(void))xdr_void;
+		msg->acpted_rply.ar_results.where = NULL;
+		ok = xdr_replymsg(x, msg) &&
+		     SVCAUTH_WRAP(auth, x, proc, where);
+		msg->acpted_rply.ar_results.proc = proc;
+		msg->acpted_rply.ar_results.where = where;
+		return ok;
+	}
+	return xdr_replymsg(x, msg);
+}
+
+/*
+ * RFC 8167 section 4.2: the backward reply is an RDMA_MSG with every
+ * chunk list empty and the whole reply inline; its rdma_credit is our
+ * backward grant (section 3.1). A reply larger than the server's inline
+ * threshold, or for a connection gone since the call came, is not sent
+ * (FALSE).
+ */
+static bool_t ct_bc_reply(SVCXPRT *xprt, struct rpc_msg *msg)
+{
+	struct ct_bc *bc = to_bc(xprt);
+	struct ct *ct = bc->ct;
+	struct rpcrdma_ep *ep = NULL;
+	struct rpcrdma_msg m;
+	uint32_t send_max;
+	struct iovec iov;
+	uint8_t *buf;
+	size_t hlen;
+	bool ok;
+	XDR x;
+
+	if (!bc->cur || bc->replied)
+		return FALSE;
+	bc->replied = true;
+	pthread_mutex_lock(&ct->lock);
+	if (ct->ep && !ct->broken && ct->gen == bc->cur->gen) {
+		ep = ct->ep;
+		ct->ep_users++;	/* no reconnect while we send on it */
+		/* Its backward credit goes back before the reply leaves:
+		 * the server may use it as soon as the reply is in. */
+		bc->queued--;
+		bc->cur->released = true;
+		RPCRDMA_STAT_SET(ct->ep, bc_inflight, bc->queued);
+	}
+	pthread_mutex_unlock(&ct->lock);
+	if (!ep)
+		return FALSE;
+	send_max = rpcrdma_ep_inline(ep)->send_max;
+	buf = malloc(send_max);
+	ok = buf != NULL;
+	if (ok) {
+		xdrmem_create(&x, (char *)buf + RPCRDMA_HDR_MIN,
+			      send_max - RPCRDMA_HDR_MIN, XDR_ENCODE);
+		msg->rm_xid = bc->xid;
+		ok = ct_bc_encode(xprt, &x, msg);
+		if (ok) {
+			rpcrdma_msg_init(&m, bc->xid, RPCRDMA_BC_CREDITS,
+					 RPCRDMA_MSG);
+			ok = !rpcrdma_hdr_encode(&m, buf, RPCRDMA_HDR_MIN,
+						 &hlen);
+		}
+		if (ok) {
+			iov.iov_base = buf;
+			iov.iov_len = RPCRDMA_HDR_MIN + XDR_GETPOS(&x);
+			ok = rpcrdma_ep_send(ep, &iov, 1, 0) == 0;
+		}
+		XDR_DESTROY(&x);
+	}
+	free(buf);
+	pthread_mutex_lock(&ct->lock);
+	if (ok) {
+		CT_INC(ct, bc_replies_sent);
+		CT_INC(ct, sent_msg);
+		RPCRDMA_STAT_SET(ct->ep, bc_credits_granted,
+				 RPCRDMA_BC_CREDITS);
+	}
+	ct->ep_users--;
+	pthread_cond_broadcast(&ct->cv);
+	pthread_mutex_unlock(&ct->lock);
+	return ok;
+}
+
+static void ct_bc_xp_destroy(SVCXPRT *xprt)
+{
+	(void)xprt;	/* the CLIENT's: clnt_destroy frees it */
+}
+
+static const struct xp_ops ct_bc_ops = {
+	.xp_recv = svc_no_reply,
+	.xp_stat = svc_stat_idle,
+	.xp_getargs = ct_bc_getargs,
+	.xp_reply = ct_bc_reply,
+	.xp_freeargs = ct_bc_freeargs,
+	.xp_destroy = ct_bc_xp_destroy,
+};
+
+/*
+ * Runs one backward call the way libtirpc's svc_getreq_common does:
+ * authentication, then the registered dispatch function, or PROG_UNAVAIL
+ * / PROG_MISMATCH. A call whose RPC header does not parse, or whose XID
+ * is not its rdma_xid (RFC 8167 section 4.1), is dropped.
+ */
+static void ct_bc_serve(struct ct_bc *bc, struct ct_bcall *k)
+{
+	void (*disp)(struct svc_req *, SVCXPRT *) = NULL;
+	struct ct *ct = bc->ct;
+	rpcvers_t lo = ~(rpcvers_t)0, hi = 0;
+	bool prog_found = false;
+	enum auth_stat why;
+	struct rpc_msg msg;
+	struct svc_req r;
+
+	memset(&msg, 0, sizeof(msg));
+	memset(&r, 0, sizeof(r));
+	msg.rm_call.cb_cred.oa_base = bc->cred_area;
+	msg.rm_call.cb_verf.oa_base = &bc->cred_area[MAX_AUTH_BYTES];
+	r.rq_clntcred = &bc->cred_area[2 * MAX_AUTH_BYTES];
+	xdrmem_create(&bc->args, (char *)k->data, k->len, XDR_DECODE);
+	if (!xdr_callmsg(&bc->args, &msg) || msg.rm_xid != k->rdma_xid) {
+		pthread_mutex_lock(&ct->lock);
+		if (ct->ep)
+			CT_INC(ct, bc_calls_dropped);
+		pthread_mutex_unlock(&ct->lock);
+		goto out;
+	}
+	bc->cur = k;
+	bc->xid = msg.rm_xid;
+	bc->replied = false;
+	r.rq_xprt = &bc->xprt;
+	r.rq_prog = msg.rm_call.cb_prog;
+	r.rq_vers = msg.rm_call.cb_vers;
+	r.rq_proc = msg.rm_call.cb_proc;
+	r.rq_cred = msg.rm_call.cb_cred;
+	why = _authenticate(&r, &msg);
+	if (why != AUTH_OK) {
+		svcerr_auth(&bc->xprt, why);
+		goto out;
+	}
+	pthread_mutex_lock(&ct->lock);
+	for (uint32_t i = 0; i < bc->nsvcs; i++) {
+		if (bc->svcs[i].prog != r.rq_prog)
+			continue;
+		prog_found = true;
+		if (bc->svcs[i].vers == r.rq_vers)
+			disp = bc->svcs[i].dispatch;
+		if (bc->svcs[i].vers < lo)
+			lo = bc->svcs[i].vers;
+		if (bc->svcs[i].vers > hi)
+			hi = bc->svcs[i].vers;
+	}
+	pthread_mutex_unlock(&ct->lock);
+	if (disp)
+		disp(&r, &bc->xprt);
+	else if (prog_found)
+		svcerr_progvers(&bc->xprt, lo, hi);
+	else
+		svcerr_noprog(&bc->xprt);
+out:
+	XDR_DESTROY(&bc->args);
+	bc->cur = NULL;
+}
+
+static bool pred_bc_work(struct ct *ct, void *arg)
+{
+	struct ct_bc *bc = arg;
+
+	(void)ct;
+	return bc->head || bc->stop;
+}
+
+/*
+ * The service thread: runs the backward calls queued, one at a time, and
+ * between them holds the poller role when nobody else does, so that
+ * backward calls arrive while no forward call waits. It gives the role
+ * up before each dispatch: a forward call made by the dispatch function
+ * polls for itself.
+ */
+static void *ct_bc_thread(void *arg)
+{
+	struct ct_bc *bc = arg;
+	struct ct *ct = bc->ct;
+	struct timespec dl;
+
+	pthread_mutex_lock(&ct->lock);
+	while (!bc->stop) {
+		struct ct_bcall *k = bc->head;
+
+		if (k) {
+			bc->head = k->next;
+			if (!bc->head)
+				bc->tail = NULL;
+			pthread_mutex_unlock(&ct->lock);
+			ct_bc_serve(bc, k);
+			pthread_mutex_lock(&ct->lock);
+			if (!k->released) {
+				bc->queued--;
+				if (ct->ep)
+					RPCRDMA_STAT_SET(ct->ep, bc_inflight,
+							 bc->queued);
+			}
+			free(k);
+			continue;
+		}
+		deadline_after(&dl, &(struct timeval){ 0,
+						       CT_BC_POLL_MS * 1000 });
+		if (ct->ep && !ct->broken && !ct->polling &&
+		    !ct->connecting && rpcrdma_ep_connected(ct->ep)) {
+			(void)ct_poll(ct, pred_bc_work, bc, &dl);
+			continue;
+		}
+		(void)pthread_cond_timedwait(&ct->cv, &ct->lock, &dl);
+	}
+	pthread_mutex_unlock(&ct->lock);
+	return NULL;
+}
+
+/* Stops the service thread and frees the service (not from it). */
+static void ct_bc_free(struct ct *ct)
+{
+	struct ct_bc *bc = ct->bc;
+
+	if (!bc)
+		return;
+	pthread_mutex_lock(&ct->lock);
+	bc->stop = true;
+	if (ct->ep)
+		rpcrdma_ep_wake(ct->ep);
+	pthread_cond_broadcast(&ct->cv);
+	pthread_mutex_unlock(&ct->lock);
+	pthread_join(bc->th, NULL);
+	while (bc->head) {
+		struct ct_bcall *k = bc->head;
+
+		bc->head = k->next;
+		free(k);
+	}
+	free(bc->svcs);
+	free(bc->xprt.xp_netid);
+	free(bc);
+	ct->bc = NULL;
+}
+
+bool rpcrdma_clnt_svc_reg(CLIENT *cl, rpcprog_t prog, rpcvers_t vers,
+			  void (*dispatch)(struct svc_req *, SVCXPRT *))
+{
+	struct ct_bsvc *n;
+	struct ct_bc *bc;
+	struct ct *ct;
+	bool ok = false;
+	uint32_t i;
+
+	if (!cl || cl->cl_ops != &clnt_rdma_ops || !dispatch)
+		return false;
+	ct = to_ct(cl);
+	pthread_mutex_lock(&ct->lock);
+	bc = ct->bc;
+	if (!bc) {
+		bc = calloc(1, sizeof(*bc));
+		if (!bc)
+			goto out;
+		bc->ct = ct;
+		bc->xprt.xp_fd = -1;
+		bc->xprt.xp_ops = &ct_bc_ops;
+		bc->xprt.xp_p3 = &bc->ext;
+		bc->xprt.xp_netid = strdup(ct->clnt.cl_netid);
+		bc->xprt.xp_rtaddr.buf = &ct->addr;
+		bc->xprt.xp_rtaddr.len = ct->addrlen;
+		bc->xprt.xp_rtaddr.maxlen = sizeof(ct->addr);
+		if (!bc->xprt.xp_netid ||
+		    pthread_create(&bc->th, NULL, ct_bc_thread, bc)) {
+			free(bc->xprt.xp_netid);
+			free(bc);
+			goto out;
+		}
+		ct->bc = bc;
+	}
+	for (i = 0; i < bc->nsvcs; i++)
+		if (bc->svcs[i].prog == prog && bc->svcs[i].vers == vers)
+			break;
+	if (i == bc->nsvcs) {
+		n = realloc(bc->svcs, (bc->nsvcs + 1) * sizeof(*n));
+		if (!n)
+			goto out;
+		bc->svcs = n;
+		bc->nsvcs++;
+	}
+	bc->svcs[i].prog = prog;
+	bc->svcs[i].vers = vers;
+	bc->svcs[i].dispatch = dispatch;
+	ok = true;
+out:
+	pthread_mutex_unlock(&ct->lock);
+	return ok;
+}
+
 static void ct_free(struct ct *ct)
 {
+	ct_bc_free(ct);
 	rpcrdma_ep_destroy(ct_detach(ct));
 	for (uint32_t i = 0; i < ct->nslots; i++) {
 		if (ct->slots[i].xdr_ok)
@@ -2218,6 +2657,9 @@ CLIENT *clnt_rdma_create(const char *host, rpcprog_t prog, rpcvers_t vers,
 		rpcrdma_opts_from_env(&ct->opts);
 	ct->opts.ddp_threshold = rpcrdma_ddp_min(ct->opts.ddp_threshold);
 	rc = rpcrdma_opts_to_ep(&ct->opts, &ct->eo);
+	/* RFC 8167 section 3.3.1: receives for the backward calls we
+	 * grant, whether or not a service is registered yet. */
+	ct->eo.bc_credits = RPCRDMA_BC_CREDITS;
 	if (rc || ct->opts.max_msg < RPCRDMA_XDR_UNIT) {
 		free(ct);
 		xprt_createerr(RPC_SYSTEMERROR, EINVAL);

@@ -304,8 +304,11 @@ static int ep_setup(struct rpcrdma_ep *ep, struct rdma_cm_id *id)
 	if (credits > max_wr / 4)
 		credits = max_wr / 4 ? max_wr / 4 : 1;
 	ep->credits = credits;
-	ep->nrx = min_u32(credits + EP_RX_EXTRA, max_wr);
-	ep->ntx = credits + EP_TX_EXTRA;
+	/* RFC 8167 section 3.3: receives for the backward direction come on
+	 * top of the forward credits, so neither direction starves the
+	 * other. */
+	ep->nrx = min_u32(credits + ep->opts.bc_credits + EP_RX_EXTRA, max_wr);
+	ep->ntx = credits + ep->opts.bc_credits + EP_TX_EXTRA;
 	ep->sq_depth = min_u32(credits * (1 + EP_RDMA_PER_RPC) + EP_SQ_SLACK,
 			       max_wr);
 	/* Every run of signal_every WRs holds a signaled one, and both the

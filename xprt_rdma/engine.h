@@ -33,6 +33,9 @@ struct rpcrdma_ep_opts {
 	uint32_t inline_send;	/* our RFC 8797 Send size */
 	uint32_t inline_recv;	/* our RFC 8797 Receive size = rx buffer size */
 	uint32_t credits;	/* receives to keep posted / calls in flight */
+	uint32_t bc_credits;	/* backward-direction messages (RFC 8167
+				 * section 3.3): receives and send buffers
+				 * beyond credits, 0: none */
 	bool send_pvtdata;	/* false: send no Private Data (tests) */
 	bool remote_inv;	/* R bit to advertise */
 	int timeout_ms;		/* resolution and connection establishment */

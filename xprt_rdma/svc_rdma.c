@@ -31,7 +31,12 @@
  * would otherwise wait for it forever.
  */
 #include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
+#include <time.h>
+#include <sys/random.h>
 #include <string.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -97,6 +102,35 @@ struct svc_call {
 		     RPCRDMA_SEGMENT_WIRE * RPCRDMA_MAX_SEGS];
 };
 
+/*
+ * Backward calls (RFC 8167) of one connection, shared by the connection
+ * and its callback CLIENTs (which may outlive it): refcounted. Its lock
+ * comes after nothing of the connection's (the connection's fields are
+ * only touched by the thread serving it).
+ */
+enum bc_state { BC_FREE, BC_WAITING, BC_DONE, BC_ABANDONED };
+struct bc_slot {
+	enum bc_state state;
+	uint32_t xid;
+	int err;
+	uint32_t len;			/* reply bytes in buf */
+	uint8_t *buf;			/* inline_recv bytes */
+};
+struct conn_bc {
+	pthread_mutex_t lock;
+	pthread_cond_t cv;
+	uint32_t refs;
+	struct svc_conn *c;		/* NULL once the connection is gone */
+	struct rpcrdma_ep *ep;		/* likewise */
+	uint32_t senders;		/* threads sending on ep, unlocked */
+	bool dead;
+	bool in_dispatch;		/* disp_thread runs a dispatch of c */
+	pthread_t disp_thread;
+	uint32_t next_xid;
+	struct rpcrdma_req_credits cr;	/* RFC 8167 section 3.1 */
+	struct bc_slot slots[RPCRDMA_BC_CREDITS];
+};
+
 struct svc_conn {
 	SVCXPRT xprt;
 	SVCXPRT_EXT ext;
@@ -120,6 +154,8 @@ struct svc_conn {
 	struct svc_call *ready, *ready_tail;
 	struct svc_call *serving;	/* handed to libtirpc */
 	XDR args;			/* memory stream over its call */
+	struct conn_bc *bc;		/* backward calls */
+	struct rpcrdma_msg bchdr;	/* decode area for backward replies */
 };
 
 static const struct xp_ops lsn_ops;
@@ -733,6 +769,612 @@ static void conn_reply_garbage(struct svc_conn *c)
 		conn_end_serving(c);	/* the connection is gone */
 }
 
+/* ---- backward direction (RFC 8167): the server as requester ---- */
+
+static void bc_deadline(struct timespec *dl, const struct timeval *tv)
+{
+	clock_gettime(CLOCK_MONOTONIC, dl);
+	dl->tv_sec += tv->tv_sec;
+	dl->tv_nsec += (long)tv->tv_usec * 1000;
+	if (dl->tv_nsec >= 1000000000L) {
+		dl->tv_sec += dl->tv_nsec / 1000000000L;
+		dl->tv_nsec %= 1000000000L;
+	}
+}
+
+static int bc_remaining_ms(const struct timespec *dl)
+{
+	struct timespec now;
+	long long ns;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ns = (long long)(dl->tv_sec - now.tv_sec) * 1000000000LL +
+	     (dl->tv_nsec - now.tv_nsec);
+	if (ns <= 0)
+		return 0;
+	ns = (ns + 999999) / 1000000;
+	return ns > INT_MAX ? INT_MAX : (int)ns;
+}
+
+static struct conn_bc *bc_create(uint32_t recv_max)
+{
+	struct conn_bc *bc = calloc(1, sizeof(*bc));
+	pthread_condattr_t ca;
+	uint32_t i;
+
+	if (!bc)
+		return NULL;
+	for (i = 0; i < RPCRDMA_BC_CREDITS; i++) {
+		bc->slots[i].buf = malloc(recv_max);
+		if (!bc->slots[i].buf)
+			goto out_free;
+	}
+	if (pthread_mutex_init(&bc->lock, NULL))
+		goto out_free;
+	if (pthread_condattr_init(&ca))
+		goto out_lock;
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	if (pthread_cond_init(&bc->cv, &ca)) {
+		pthread_condattr_destroy(&ca);
+		goto out_lock;
+	}
+	pthread_condattr_destroy(&ca);
+	bc->refs = 1;
+	/* RFC 8167 section 3.1: one backward call until the client's
+	 * first backward reply says how many. */
+	rpcrdma_req_credits_init(&bc->cr, RPCRDMA_BC_CREDITS);
+	if (getrandom(&bc->next_xid, sizeof(bc->next_xid), GRND_NONBLOCK) !=
+	    sizeof(bc->next_xid))
+		bc->next_xid = (uint32_t)time(NULL) * 2654435761u;
+	return bc;
+out_lock:
+	pthread_mutex_destroy(&bc->lock);
+out_free:
+	for (i = 0; i < RPCRDMA_BC_CREDITS; i++)
+		free(bc->slots[i].buf);
+	free(bc);
+	return NULL;
+}
+
+static void bc_unref(struct conn_bc *bc)
+{
+	bool last;
+
+	pthread_mutex_lock(&bc->lock);
+	last = --bc->refs == 0;
+	pthread_mutex_unlock(&bc->lock);
+	if (!last)
+		return;
+	for (uint32_t i = 0; i < RPCRDMA_BC_CREDITS; i++)
+		free(bc->slots[i].buf);
+	pthread_cond_destroy(&bc->cv);
+	pthread_mutex_destroy(&bc->lock);
+	free(bc);
+}
+
+/* Counts backward calls outstanding (bc->lock held, bc->ep live). */
+static void bc_count_inflight(struct conn_bc *bc)
+{
+	if (!bc->ep)
+		return;
+	RPCRDMA_STAT_SET(bc->ep, bc_inflight, bc->cr.inflight);
+	RPCRDMA_STAT_MAX(bc->ep, bc_inflight_peak, bc->cr.inflight);
+}
+
+/* The connection is gone: every backward call waiting fails, abandoned
+ * ones are dropped (bc->lock held). */
+static void bc_kill_locked(struct conn_bc *bc)
+{
+	bc->dead = true;
+	for (uint32_t i = 0; i < RPCRDMA_BC_CREDITS; i++) {
+		struct bc_slot *s = &bc->slots[i];
+
+		if (s->state == BC_WAITING) {
+			s->err = -ENOTCONN;
+			s->state = BC_DONE;
+		} else if (s->state == BC_ABANDONED) {
+			s->state = BC_FREE;
+			rpcrdma_req_credits_put(&bc->cr);
+		}
+	}
+	bc_count_inflight(bc);
+	pthread_cond_broadcast(&bc->cv);
+}
+
+static void bc_kill(struct conn_bc *bc)
+{
+	pthread_mutex_lock(&bc->lock);
+	bc_kill_locked(bc);
+	pthread_mutex_unlock(&bc->lock);
+}
+
+/* Backward calls outstanding: their replies may sit in the receive
+ * queue besides the forward calls (RFC 8167 section 3.3.2). */
+static uint32_t bc_outstanding(struct conn_bc *bc)
+{
+	uint32_t n;
+
+	pthread_mutex_lock(&bc->lock);
+	n = bc->cr.inflight;
+	pthread_mutex_unlock(&bc->lock);
+	return n;
+}
+
+/* The thread serving c is now in (or out of) a dispatch function. */
+static void bc_dispatching(struct svc_conn *c, bool on)
+{
+	struct conn_bc *bc = c->bc;
+
+	if (!on && !bc->in_dispatch)
+		return;
+	pthread_mutex_lock(&bc->lock);
+	bc->in_dispatch = on;
+	if (on)
+		bc->disp_thread = pthread_self();
+	pthread_mutex_unlock(&bc->lock);
+}
+
+/*
+ * A backward reply (RFC 8167 section 4.2: RDMA_MSG, every chunk list
+ * empty, the RPC reply inline) goes to its callback call by XID, and its
+ * rdma_credit is the client's backward grant (section 3.1); a forward
+ * call never has msg_type REPLY. True when rx was one (then consumed).
+ */
+static bool conn_take_bc_reply(struct svc_conn *c, struct rpcrdma_rx *rx)
+{
+	struct rpcrdma_msg *m = &c->bchdr;
+	struct conn_bc *bc = c->bc;
+	struct bc_slot *s = NULL;
+	uint32_t w[8];
+	size_t hlen;
+	uint64_t len;
+
+	/* Cheap look first: forward calls pay no second decode. */
+	if (rx->len < RPCRDMA_HDR_MIN + 8)
+		return false;
+	memcpy(w, rx->data, sizeof(w));
+	if (ntohl(w[3]) != RPCRDMA_MSG || w[4] || w[5] || w[6] ||
+	    ntohl(w[1]) != RPCRDMA_VERSION)
+		return false;
+	memcpy(w, rx->data + RPCRDMA_HDR_MIN, 8);
+	if (ntohl(w[1]) != REPLY)
+		return false;
+	if (rpcrdma_hdr_decode(rx->data, rx->len, &c->lim, m, &hlen) !=
+	    RPCRDMA_HDR_OK || hlen != RPCRDMA_HDR_MIN)
+		return false;
+	STAT_INC(c, recv_msg);
+	pthread_mutex_lock(&bc->lock);
+	for (uint32_t i = 0; i < RPCRDMA_BC_CREDITS && !s; i++)
+		if ((bc->slots[i].state == BC_WAITING ||
+		     bc->slots[i].state == BC_ABANDONED) &&
+		    bc->slots[i].xid == m->xid)
+			s = &bc->slots[i];
+	if (!s) {
+		STAT_INC(c, replies_unmatched);
+	} else {
+		rpcrdma_req_credits_update(&bc->cr, m->credits);
+		RPCRDMA_STAT_SET(c->ep, bc_credits_granted, bc->cr.granted);
+		STAT_INC(c, bc_replies_recv);
+		len = rx->len - hlen;
+		if (s->state == BC_ABANDONED) {
+			s->state = BC_FREE;
+			rpcrdma_req_credits_put(&bc->cr);
+		} else if (len > rpcrdma_ep_inline(c->ep)->recv_max) {
+			s->err = -EBADMSG;
+			s->state = BC_DONE;
+		} else {
+			memcpy(s->buf, rx->data + hlen, (size_t)len);
+			s->len = (uint32_t)len;
+			s->err = 0;
+			s->state = BC_DONE;
+		}
+		bc_count_inflight(bc);
+		pthread_cond_broadcast(&bc->cv);
+	}
+	pthread_mutex_unlock(&bc->lock);
+	rpcrdma_ep_rx_done(c->ep, rx);
+	return true;
+}
+
+static void call_take(struct svc_call *k);
+
+/*
+ * One received message: a backward reply, or a forward call taken into a
+ * free context (one is free: the caller checked). False when the client
+ * has more forward calls outstanding than ever granted (RFC 8166 section
+ * 3.3.1): every message queued behind this one was sent before our reply
+ * to it; backward replies may be queued too, one per backward call
+ * outstanding. The connection is then closed.
+ */
+static bool conn_take_msg(struct svc_conn *c, struct rpcrdma_rx *rx)
+{
+	struct svc_call *k;
+
+	if (conn_take_bc_reply(c, rx))
+		return true;
+	if (c->active + 1 + rpcrdma_ep_rx_queued(c->ep) >
+	    (c->grant_max ? c->grant_max : rpcrdma_ep_credits(c->ep)) +
+		    bc_outstanding(c->bc)) {
+		STAT_INC(c, credit_overruns);
+		rpcrdma_ep_rx_done(c->ep, rx);
+		conn_fail(c, -EPROTO);
+		return false;
+	}
+	k = call_get(c);
+	k->rx = *rx;
+	k->has_rx = true;
+	k->state = CALL_READING;	/* counted as in progress */
+	c->active++;
+	call_take(k);
+	return true;
+}
+
+static void conn_reap_xfers(struct svc_conn *c);
+
+/*
+ * A dispatch function of c waits for a backward reply: nobody else
+ * serves c meanwhile, so its own thread moves c on, as conn_recv would,
+ * for up to ms (forward calls arriving meanwhile wait in the ready queue
+ * for the dispatch to end).
+ */
+static void conn_pump(struct svc_conn *c, int ms)
+{
+	struct rpcrdma_rx rx;
+	int rc;
+
+	conn_reap_xfers(c);
+	if (c->dead) {
+		bc_kill(c->bc);
+		return;
+	}
+	if (!c->free) {
+		/* Only Sends not yet reaped hold the contexts. */
+		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+		return;
+	}
+	rc = rpcrdma_ep_poll(c->ep, &rx, ms);
+	if (rc < 0) {
+		c->dead = true;
+		bc_kill(c->bc);
+	} else if (rc > 0) {
+		conn_take_msg(c, &rx);
+	}
+}
+
+/* Waits (bc->lock held) for news until dl: 0 or ETIMEDOUT. A dispatch
+ * function of the connection calling back moves it on itself. */
+static int bc_wait(struct conn_bc *bc, const struct timespec *dl)
+{
+	if (bc->in_dispatch && bc->c && !bc->dead &&
+	    pthread_equal(bc->disp_thread, pthread_self())) {
+		struct svc_conn *c = bc->c;	/* ours: we serve it */
+		int ms = bc_remaining_ms(dl);
+
+		if (ms <= 0)
+			return ETIMEDOUT;
+		pthread_mutex_unlock(&bc->lock);
+		conn_pump(c, ms > 100 ? 100 : ms);
+		pthread_mutex_lock(&bc->lock);
+		return 0;
+	}
+	return pthread_cond_timedwait(&bc->cv, &bc->lock, dl);
+}
+
+/* The callback CLIENT. */
+struct cbc {
+	CLIENT clnt;
+	struct conn_bc *bc;
+	pthread_mutex_t lock;		/* the fields below */
+	struct timeval wait;
+	bool wait_set;
+	struct rpc_err error;
+	uint32_t last_xid;
+	rpcprog_t prog;
+	rpcvers_t vers;
+};
+
+static const struct clnt_ops cbc_ops;
+
+static struct cbc *to_cbc(CLIENT *cl)
+{
+	return (struct cbc *)((char *)cl - offsetof(struct cbc, clnt));
+}
+
+/* Frees s and its credit (bc->lock held). */
+static void bc_slot_free(struct conn_bc *bc, struct bc_slot *s)
+{
+	s->state = BC_FREE;
+	rpcrdma_req_credits_put(&bc->cr);
+	bc_count_inflight(bc);
+	pthread_cond_broadcast(&bc->cv);
+}
+
+/* Encodes the backward call behind room for its transport header. */
+static bool cbc_encode(struct cbc *cb, XDR *x, uint32_t xid, rpcproc_t proc,
+		       xdrproc_t xargs, void *argsp)
+{
+	AUTH *auth = cb->clnt.cl_auth;
+	struct rpc_msg call;
+	int32_t p = (int32_t)proc;
+
+	memset(&call, 0, sizeof(call));
+	call.rm_xid = xid;
+	call.rm_direction = CALL;
+	call.rm_call.cb_rpcvers = RPC_MSG_VERSION;
+	call.rm_call.cb_prog = cb->prog;
+	call.rm_call.cb_vers = cb->vers;
+	return xdr_callhdr(x, &call) && XDR_PUTINT32(x, &p) &&
+	       AUTH_MARSHALL(auth, x) && AUTH_WRAP(auth, x, xargs, argsp);
+}
+
+static enum clnt_stat cbc_decode(struct cbc *cb, const struct bc_slot *s,
+				 xdrproc_t xres, void *resp,
+				 struct rpc_err *err)
+{
+	struct rpc_msg reply;
+	XDR x;
+
+	memset(&reply, 0, sizeof(reply));
+	reply.acpted_rply.ar_verf = _null_auth;
+	reply.acpted_rply.ar_results.where = resp;
+	reply.acpted_rply.ar_results.proc = xres;
+	xdrmem_create(&x, (char *)s->buf, s->len, XDR_DECODE);
+	if (!xdr_replymsg(&x, &reply) || reply.rm_xid != s->xid) {
+		err->re_status = RPC_CANTDECODERES;
+	} else {
+		_seterr_reply(&reply, err);
+		if (err->re_status == RPC_SUCCESS &&
+		    !AUTH_VALIDATE(cb->clnt.cl_auth,
+				   &reply.acpted_rply.ar_verf)) {
+			err->re_status = RPC_AUTHERROR;
+			err->re_why = AUTH_INVALIDRESP;
+		}
+	}
+	if (reply.acpted_rply.ar_verf.oa_base) {
+		x.x_op = XDR_FREE;
+		(void)xdr_opaque_auth(&x, &reply.acpted_rply.ar_verf);
+	}
+	XDR_DESTROY(&x);
+	return err->re_status;
+}
+
+/*
+ * RFC 8167 section 4.1: a backward call is an RDMA_MSG with every chunk
+ * list empty and the whole RPC call inline, within the client's inline
+ * receive threshold; its rdma_credit asks for our most backward credits.
+ */
+static enum clnt_stat cbc_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
+			       void *argsp, xdrproc_t xres, void *resp,
+			       struct timeval timeout)
+{
+	struct cbc *cb = to_cbc(cl);
+	struct conn_bc *bc = cb->bc;
+	struct rpc_err err;
+	struct rpcrdma_ep *ep;
+	struct bc_slot *s = NULL;
+	struct rpcrdma_msg m;
+	struct timespec dl;
+	struct timeval tv;
+	enum clnt_stat st = RPC_SUCCESS;
+	uint32_t xid, send_max;
+	uint8_t *buf = NULL;
+	struct iovec iov;
+	size_t hlen;
+	int e = 0, rc;
+	XDR x;
+
+	memset(&err, 0, sizeof(err));
+	pthread_mutex_lock(&cb->lock);
+	tv = cb->wait_set || timeout.tv_sec < 0 || timeout.tv_usec < 0 ||
+		     timeout.tv_usec >= 1000000 ? cb->wait : timeout;
+	pthread_mutex_unlock(&cb->lock);
+	bc_deadline(&dl, &tv);
+
+	pthread_mutex_lock(&bc->lock);
+	for (;;) {
+		if (bc->dead || !bc->ep) {
+			st = RPC_CANTSEND;
+			e = ENOTCONN;
+			goto out_unlock;
+		}
+		if (rpcrdma_req_credits_get(&bc->cr))
+			break;
+		if (bc_wait(bc, &dl) == ETIMEDOUT &&
+		    bc->cr.inflight >= bc->cr.granted) {
+			st = RPC_TIMEDOUT;
+			goto out_unlock;
+		}
+	}
+	for (uint32_t i = 0; i < RPCRDMA_BC_CREDITS && !s; i++)
+		if (bc->slots[i].state == BC_FREE)
+			s = &bc->slots[i];
+	if (!s) {	/* cannot happen: a slot per credit */
+		rpcrdma_req_credits_put(&bc->cr);
+		st = RPC_SYSTEMERROR;
+		e = ENOSPC;
+		goto out_unlock;
+	}
+	xid = bc->next_xid++;
+	s->state = BC_WAITING;
+	s->xid = xid;
+	s->err = 0;
+	s->len = 0;
+	ep = bc->ep;
+	bc->senders++;
+	send_max = rpcrdma_ep_inline(ep)->send_max;
+	bc_count_inflight(bc);
+	pthread_mutex_unlock(&bc->lock);
+
+	pthread_mutex_lock(&cb->lock);
+	cb->last_xid = xid;
+	pthread_mutex_unlock(&cb->lock);
+	buf = malloc(send_max);
+	rc = buf ? 0 : -ENOMEM;
+	if (!rc) {
+		xdrmem_create(&x, (char *)buf + RPCRDMA_HDR_MIN,
+			      send_max - RPCRDMA_HDR_MIN, XDR_ENCODE);
+		if (!cbc_encode(cb, &x, xid, proc, xargs, argsp)) {
+			/* Section 4.1: inline only, nothing else to try. */
+			st = RPC_CANTENCODEARGS;
+			rc = -EMSGSIZE;
+		} else {
+			rpcrdma_msg_init(&m, xid, RPCRDMA_BC_CREDITS,
+					 RPCRDMA_MSG);
+			rc = rpcrdma_hdr_encode(&m, buf, RPCRDMA_HDR_MIN,
+						&hlen);
+			iov.iov_base = buf;
+			iov.iov_len = RPCRDMA_HDR_MIN + XDR_GETPOS(&x);
+			if (!rc)
+				rc = rpcrdma_ep_send(ep, &iov, 1, 0);
+			if (rc)
+				st = RPC_CANTSEND;
+			else {
+				RPCRDMA_STAT_ADD(ep, bc_calls_sent, 1);
+				RPCRDMA_STAT_ADD(ep, sent_msg, 1);
+			}
+		}
+		XDR_DESTROY(&x);
+	} else {
+		st = RPC_SYSTEMERROR;
+	}
+	free(buf);
+
+	pthread_mutex_lock(&bc->lock);
+	bc->senders--;
+	pthread_cond_broadcast(&bc->cv);
+	if (rc) {
+		e = -rc;
+		if (s->state == BC_WAITING || s->state == BC_DONE)
+			bc_slot_free(bc, s);
+		goto out_unlock;
+	}
+	while (s->state == BC_WAITING) {
+		if (bc_wait(bc, &dl) == ETIMEDOUT &&
+		    s->state == BC_WAITING) {
+			/* Its credit stays taken until the late reply
+			 * comes or the connection goes. */
+			s->state = BC_ABANDONED;
+			st = RPC_TIMEDOUT;
+			goto out_unlock;
+		}
+	}
+	if (s->err) {
+		st = s->err == -ENOTCONN ? RPC_CANTRECV : RPC_CANTDECODERES;
+		e = -s->err;
+		bc_slot_free(bc, s);
+		goto out_unlock;
+	}
+	pthread_mutex_unlock(&bc->lock);
+	st = cbc_decode(cb, s, xres, resp, &err);
+	pthread_mutex_lock(&bc->lock);
+	bc_slot_free(bc, s);
+out_unlock:
+	pthread_mutex_unlock(&bc->lock);
+	if (st != RPC_SUCCESS && err.re_status != st) {
+		memset(&err, 0, sizeof(err));
+		err.re_status = st;
+		err.re_errno = e;
+	}
+	pthread_mutex_lock(&cb->lock);
+	cb->error = err;
+	pthread_mutex_unlock(&cb->lock);
+	return st;
+}
+
+static void cbc_abort(CLIENT *cl)
+{
+	(void)cl;
+}
+
+static void cbc_geterr(CLIENT *cl, struct rpc_err *errp)
+{
+	struct cbc *cb = to_cbc(cl);
+
+	pthread_mutex_lock(&cb->lock);
+	*errp = cb->error;
+	pthread_mutex_unlock(&cb->lock);
+}
+
+static bool_t cbc_freeres(CLIENT *cl, xdrproc_t xres, void *resp)
+{
+	(void)cl;
+	xdr_free(xres, resp);
+	return TRUE;
+}
+
+static bool_t cbc_control(CLIENT *cl, u_int req, void *info)
+{
+	struct cbc *cb = to_cbc(cl);
+	struct conn_bc *bc = cb->bc;
+	bool_t ok = TRUE;
+
+	if (req == CLSET_FD_CLOSE || req == CLSET_FD_NCLOSE)
+		return TRUE;
+	if (!info)
+		return FALSE;
+	if (req == CLGET_RDMA_STATS) {
+		pthread_mutex_lock(&bc->lock);
+		if (bc->ep)
+			*(struct rpcrdma_stats *)info = *rpcrdma_ep_stats(bc->ep);
+		else
+			ok = FALSE;
+		pthread_mutex_unlock(&bc->lock);
+		return ok;
+	}
+	pthread_mutex_lock(&cb->lock);
+	switch (req) {
+	case CLSET_TIMEOUT: {
+		const struct timeval *tv = info;
+
+		if (tv->tv_sec < 0 || tv->tv_usec < 0 ||
+		    tv->tv_usec >= 1000000) {
+			ok = FALSE;
+			break;
+		}
+		cb->wait = *tv;
+		cb->wait_set = true;
+		break;
+	}
+	case CLGET_TIMEOUT:
+		*(struct timeval *)info = cb->wait;
+		break;
+	case CLGET_XID:
+		*(uint32_t *)info = cb->last_xid;
+		break;
+	case CLGET_PROG:
+		*(uint32_t *)info = (uint32_t)cb->prog;
+		break;
+	case CLGET_VERS:
+		*(uint32_t *)info = (uint32_t)cb->vers;
+		break;
+	default:
+		ok = FALSE;
+		break;
+	}
+	pthread_mutex_unlock(&cb->lock);
+	return ok;
+}
+
+static void cbc_destroy(CLIENT *cl)
+{
+	struct cbc *cb = to_cbc(cl);
+
+	/* cl_auth belongs to the caller (authnone's is a shared one). */
+	bc_unref(cb->bc);
+	pthread_mutex_destroy(&cb->lock);
+	free(cl->cl_netid);
+	free(cb);
+}
+
+static const struct clnt_ops cbc_ops = {
+	.cl_call = cbc_call,
+	.cl_abort = cbc_abort,
+	.cl_geterr = cbc_geterr,
+	.cl_freeres = cbc_freeres,
+	.cl_destroy = cbc_destroy,
+	.cl_control = cbc_control,
+};
+
 /*
  * libtirpc's xp_recv: moves the connection's calls on (finished reads,
  * finished replies, new messages) and hands over the next ready call.
@@ -747,6 +1389,7 @@ static bool_t conn_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 	unsigned int budget = SVC_BURST;
 	int rc;
 
+	bc_dispatching(c, false);
 	conn_end_serving(c);
 	conn_close_pending(c);
 	rpcrdma_ep_unkick(c->ep);
@@ -761,6 +1404,7 @@ static bool_t conn_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 				continue;
 			}
 			svc_pool_call_begin();
+			bc_dispatching(c, true);
 			return TRUE;
 		}
 		if (c->dead || budget-- == 0)
@@ -775,6 +1419,7 @@ static bool_t conn_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 		rc = rpcrdma_ep_poll(c->ep, &rx, 0);
 		if (rc < 0) {
 			c->dead = true;
+			bc_kill(c->bc);
 			break;
 		}
 		if (rc == 0) {
@@ -783,26 +1428,10 @@ static bool_t conn_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 				continue;
 			break;
 		}
-		/*
-		 * Every message queued behind this one was sent before our
-		 * reply to it, so with the calls in progress they are all
-		 * outstanding at once: more than ever granted breaks RFC
-		 * 8166 section 3.3.1. Before the first grant the
-		 * provisioned credits bound it.
-		 */
-		if (c->active + 1 + rpcrdma_ep_rx_queued(c->ep) >
-		    (c->grant_max ? c->grant_max : rpcrdma_ep_credits(c->ep))) {
-			STAT_INC(c, credit_overruns);
-			rpcrdma_ep_rx_done(c->ep, &rx);
-			conn_fail(c, -EPROTO);
+		/* Before the first grant the provisioned credits bound
+		 * the calls outstanding (conn_take_msg). */
+		if (!conn_take_msg(c, &rx))
 			break;
-		}
-		k = call_get(c);	/* one is free (checked above) */
-		k->rx = rx;
-		k->has_rx = true;
-		k->state = CALL_READING;	/* counted as in progress */
-		c->active++;
-		call_take(k);
 	}
 	return FALSE;
 }
@@ -811,6 +1440,7 @@ static enum xprt_stat conn_stat(SVCXPRT *xprt)
 {
 	struct svc_conn *c = to_conn(xprt);
 
+	bc_dispatching(c, false);
 	if (svc_pool_after_dispatch()) {
 		/* The dispatch poisoned this pool worker (svc.h): a clean
 		 * one posts the reply, closes or destroys; this one goes. */
@@ -820,8 +1450,10 @@ static enum xprt_stat conn_stat(SVCXPRT *xprt)
 		return XPRT_IDLE;
 	}
 	conn_close_pending(c);
-	if (c->dead || !rpcrdma_ep_connected(c->ep))
+	if (c->dead || !rpcrdma_ep_connected(c->ep)) {
+		bc_kill(c->bc);
 		return XPRT_DIED;
+	}
 	if (c->ready || (c->free && rpcrdma_ep_rx_pending(c->ep)) ||
 	    rpcrdma_ep_xfers_ready(c->ep)) {
 		/* More right now; after a few rounds let the others in, and
@@ -1123,6 +1755,16 @@ static void conn_destroy(SVCXPRT *xprt)
 		XDR_DESTROY(&c->args);
 	if (auth->svc_ah_ops && auth->svc_ah_ops->svc_ah_destroy)
 		SVCAUTH_DESTROY(auth);
+	/* Callback calls fail; their CLIENTs keep bc, never the endpoint. */
+	pthread_mutex_lock(&c->bc->lock);
+	bc_kill_locked(c->bc);
+	c->bc->c = NULL;
+	c->bc->in_dispatch = false;
+	while (c->bc->senders)
+		pthread_cond_wait(&c->bc->cv, &c->bc->lock);
+	c->bc->ep = NULL;
+	pthread_mutex_unlock(&c->bc->lock);
+	bc_unref(c->bc);
 	/* The endpoint first: it drains the QP and releases the transfers,
 	 * so no work request still points into the calls' buffers. */
 	rpcrdma_ep_destroy(c->ep);
@@ -1196,6 +1838,13 @@ static int conn_create(struct svc_lsn *lsn, struct rpcrdma_ep *ep)
 		rc = -ENOMEM;
 		goto out_free;
 	}
+	c->bc = bc_create(rpcrdma_ep_inline(ep)->recv_max);
+	if (!c->bc) {
+		rc = -ENOMEM;
+		goto out_calls;
+	}
+	c->bc->c = c;
+	c->bc->ep = ep;
 	for (i = c->ncalls; i-- > 0;) {
 		c->calls[i].c = c;
 		c->calls[i].next = c->free;
@@ -1222,6 +1871,8 @@ static int conn_create(struct svc_lsn *lsn, struct rpcrdma_ep *ep)
 out_netid:
 	free(c->xprt.xp_netid);
 out_calls:
+	if (c->bc)
+		bc_unref(c->bc);
 	free(c->calls);
 out_free:
 	free(c);
@@ -1315,6 +1966,8 @@ SVCXPRT *svc_rdma_create(const char *addr, const struct rpcrdma_opts *opts)
 		rc = -EINVAL;
 		goto out_free;
 	}
+	/* RFC 8167 section 3.3.2: receives for backward replies. */
+	eo.bc_credits = RPCRDMA_BC_CREDITS;
 	rc = parse_addr(addr, lsn->opts.port ? lsn->opts.port :
 			(uint16_t)RPCRDMA_NFS_PORT, &ss);
 	if (rc)
@@ -1408,4 +2061,43 @@ bool rpcrdma_svc_reg(SVCXPRT *xprt, rpcprog_t prog, rpcvers_t vers,
 	(void)rpcrdma_rpcb_set(prog, vers, xprt->xp_netid,
 			       (const struct sockaddr *)xprt->xp_ltaddr.buf);
 	return true;
+}
+
+CLIENT *rpcrdma_svc_callback_create(SVCXPRT *xprt, rpcprog_t prog,
+				    rpcvers_t vers)
+{
+	struct conn_bc *bc;
+	struct cbc *cb;
+
+	if (!xprt || xprt->xp_ops != &conn_ops) {
+		xprt_createerr(RPC_UNKNOWNPROTO, EINVAL);
+		return NULL;
+	}
+	bc = to_conn(xprt)->bc;
+	cb = calloc(1, sizeof(*cb));
+	if (!cb || pthread_mutex_init(&cb->lock, NULL)) {
+		free(cb);
+		xprt_createerr(RPC_SYSTEMERROR, ENOMEM);
+		return NULL;
+	}
+	cb->clnt.cl_netid = strdup(xprt->xp_netid);
+	cb->clnt.cl_auth = authnone_create();
+	if (!cb->clnt.cl_netid || !cb->clnt.cl_auth) {
+		free(cb->clnt.cl_netid);
+		pthread_mutex_destroy(&cb->lock);
+		free(cb);
+		xprt_createerr(RPC_SYSTEMERROR, ENOMEM);
+		return NULL;
+	}
+	pthread_mutex_lock(&bc->lock);
+	bc->refs++;
+	pthread_mutex_unlock(&bc->lock);
+	cb->bc = bc;
+	cb->prog = prog;
+	cb->vers = vers;
+	cb->wait.tv_sec = 25;	/* libtirpc's customary default */
+	/* libtirpc's field is not const; nothing writes through it. */
+	cb->clnt.cl_ops = (struct clnt_ops *)(uintptr_t)&cbc_ops;
+	cb->clnt.cl_private = cb;
+	return &cb->clnt;
 }

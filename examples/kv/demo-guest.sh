@@ -10,7 +10,8 @@
 #   put a small value (inline), put a 200 KiB file (its bytes in a read
 #   chunk at their XDR position), get it back (written straight into the
 #   write chunk the client's DDP hint offers) and compare checksums and
-#   bytes, list, del, stat.
+#   bytes, list, del, stat; over rdma a client watching the store gets
+#   the put and the del of another client by callback (RFC 8167).
 # Over rdma the client's transport counters must show the paths named.
 # Prints every step; exits 0 when every check passed, 1 otherwise.
 set -u
@@ -217,6 +218,37 @@ round() {
 		ok "stat: 1 key, $BIG bytes"
 	else
 		bad "stat"
+	fi
+
+	if [ "$netid" = rdma ]; then
+		say "watch: the server calls the subscribed client back (RFC 8167)"
+		echo "\$ kv_client -n rdma $B watch 30 &"
+		timeout -k 5 60 "$cli" -n rdma "$B" watch 30 >"$work/watch" 2>&1 &
+		local wpid=$! n
+		for _ in $(seq 60); do
+			grep -q 'watching' "$work/watch" && break
+			sleep 0.5
+		done
+		kv put news "$work/small" >/dev/null
+		kv del news >/dev/null
+		for _ in $(seq 60); do
+			n=$(grep -c 'changed news' "$work/watch")
+			[ "$n" -ge 2 ] && break
+			sleep 0.5
+		done
+		kill "$wpid" 2>/dev/null
+		wait "$wpid" 2>/dev/null
+		sed 's/^/    /' "$work/watch"
+		if grep -q "changed news: put, $(stat -c %s "$work/small") bytes" "$work/watch" &&
+			grep -q 'changed news: del, 0 bytes' "$work/watch"; then
+			ok "watch: the put and the del came back by callback"
+		else
+			bad "watch: callbacks missing"
+		fi
+	elif kv watch 1; then
+		bad "watch over $netid should be refused"
+	else
+		ok "watch over $netid: refused (callbacks need rdma)"
 	fi
 
 	say "a short benchmark: 20 puts and 20 gets of 64 KiB, each checked"

@@ -4,7 +4,7 @@
  *
  *   kv_client [-n netid] [-p port] [-t seconds] [-q] host COMMAND
  *     null | put KEY FILE | get KEY [OUTFILE] | del KEY | list | stat |
- *     bench N SIZE
+ *     bench N SIZE | watch SECONDS
  *
  * The CLIENT comes from clnt_create(host, KVPROG, KVVERS, netid): with
  * -lrpcrdma linked before -ltirpc, "rdma" gives an RPC-over-RDMA client,
@@ -51,6 +51,8 @@ static void usage(void)
 		"  list                 keys and value sizes\n"
 		"  stat                 the server's counts\n"
 		"  bench N SIZE         N puts then N gets of SIZE bytes (k, m ok)\n"
+		"  watch SECONDS        print the changes the server calls back\n"
+		"                       with for SECONDS (rdma only)\n"
 		"  -n netid  rdma (default), rdma6, tcp, udp...\n"
 		"  -p port   server port (rdma: RPCRDMA_PORT; default: rpcbind)\n"
 		"  -t secs   call timeout (default 25)\n"
@@ -69,6 +71,8 @@ static const char *status_str(kv_status s)
 		return "no space";
 	case KV_BADKEY:
 		return "bad key";
+	case KV_NOTSUPP:
+		return "not supported";
 	}
 	return "unknown status";
 }
@@ -341,6 +345,58 @@ static int cmd_stat(void)
 	return 0;
 }
 
+/*
+ * KVCBPROC_CHANGED, called back by the server over this client's own
+ * connection (RFC 8167): librpcrdma's service thread runs it.
+ */
+static void kvcb_dispatch(struct svc_req *rq, SVCXPRT *x)
+{
+	kv_change chg;
+
+	switch (rq->rq_proc) {
+	case NULLPROC:
+		svc_sendreply(x, (xdrproc_t)(void (*)(void))xdr_void, NULL);
+		return;
+	case KVCBPROC_CHANGED:
+		memset(&chg, 0, sizeof(chg));
+		if (!svc_getargs(x, (xdrproc_t)xdr_kv_change, (caddr_t)&chg)) {
+			svcerr_decode(x);
+			return;
+		}
+		printf("kv_client: changed %s: %s, %" PRIu64 " bytes\n",
+		       chg.key, chg.op == KV_OP_PUT ? "put" : "del",
+		       (uint64_t)chg.size);
+		fflush(stdout);
+		svc_sendreply(x, (xdrproc_t)(void (*)(void))xdr_void, NULL);
+		svc_freeargs(x, (xdrproc_t)xdr_kv_change, (caddr_t)&chg);
+		return;
+	default:
+		svcerr_noproc(x);
+	}
+}
+
+static int cmd_watch(unsigned long secs)
+{
+	kv_status *r;
+
+	if (!c.rdma ||
+	    !rpcrdma_clnt_svc_reg(c.cl, KVCBPROG, KVCBVERS, kvcb_dispatch)) {
+		fprintf(stderr, "kv_client: watch: callbacks need rdma\n");
+		return 1;
+	}
+	r = kvproc_subscribe_1(NULL, c.cl);
+	if (!r)
+		return call_failed("subscribe");
+	if (*r != KV_OK) {
+		fprintf(stderr, "kv_client: subscribe: %s\n", status_str(*r));
+		return 1;
+	}
+	printf("kv_client: watching for %lu s\n", secs);
+	fflush(stdout);
+	sleep((unsigned int)secs);
+	return 0;
+}
+
 static double now(void)
 {
 	struct timespec ts;
@@ -563,6 +619,11 @@ int main(int argc, char **argv)
 		rc = cmd_list();
 	} else if (!strcmp(cmd, "stat") && argc == 0) {
 		rc = cmd_stat();
+	} else if (!strcmp(cmd, "watch") && argc == 1) {
+		n = strtoul(argv[0], &end, 10);
+		if (*end || !*argv[0])
+			usage();
+		rc = cmd_watch(n);
 	} else if (!strcmp(cmd, "bench") && argc == 2) {
 		n = strtoul(argv[0], &end, 10);
 		if (*end || !n || parse_size(argv[1], &size))

@@ -16,6 +16,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -68,6 +69,89 @@ static void logf_req(struct svc_req *rq, const char *fmt, ...)
 	printf("\n");
 	fflush(stdout);
 	(void)rq;
+}
+
+/*
+ * Subscribers (KVPROC_SUBSCRIBE, rdma only): a callback CLIENT on each
+ * subscribed connection. svc_run serves every connection from this one
+ * thread, so the notifications go out from a thread of their own: a
+ * callback waits for its reply, which svc_run receives.
+ */
+#define KV_MAX_SUBS	64
+struct kv_note {
+	struct kv_note *next;
+	kv_change chg;
+};
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t cv;
+	CLIENT *subs[KV_MAX_SUBS];
+	unsigned int nsubs;
+	struct kv_note *head, *tail;
+	bool started;
+} notes = { .lock = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
+
+static void *notifier_main(void *arg)
+{
+	struct timeval tmo = { 5, 0 };
+
+	(void)arg;
+	pthread_mutex_lock(&notes.lock);
+	for (;;) {
+		struct kv_note *n;
+
+		while (!notes.head)
+			pthread_cond_wait(&notes.cv, &notes.lock);
+		n = notes.head;
+		notes.head = n->next;
+		if (!notes.head)
+			notes.tail = NULL;
+		for (unsigned int i = 0; i < notes.nsubs;) {
+			CLIENT *cb = notes.subs[i];
+			enum clnt_stat st;
+
+			pthread_mutex_unlock(&notes.lock);
+			st = clnt_call(cb, KVCBPROC_CHANGED,
+				       (xdrproc_t)xdr_kv_change,
+				       (caddr_t)&n->chg,
+				       (xdrproc_t)(void (*)(void))xdr_void,
+				       NULL, tmo);
+			pthread_mutex_lock(&notes.lock);
+			if (st == RPC_CANTSEND || st == RPC_CANTRECV) {
+				/* Its connection is gone. */
+				if (!kv.quiet)
+					printf("kv_server: subscriber %u gone "
+					       "(%s)\n", i, clnt_sperrno(st));
+				clnt_destroy(cb);
+				notes.subs[i] = notes.subs[--notes.nsubs];
+				continue;
+			}
+			i++;
+		}
+		free(n->chg.key);
+		free(n);
+	}
+	return NULL;
+}
+
+/* Queues a notification of key's change for the subscribers. */
+static void kv_notify(const char *key, kv_op op, uint64_t size)
+{
+	struct kv_note *n;
+
+	pthread_mutex_lock(&notes.lock);
+	if (notes.nsubs && (n = calloc(1, sizeof(*n))) &&
+	    (n->chg.key = strdup(key))) {
+		n->chg.op = op;
+		n->chg.size = size;
+		if (notes.tail)
+			notes.tail->next = n;
+		else
+			notes.head = n;
+		notes.tail = n;
+		pthread_cond_signal(&notes.cv);
+	}
+	pthread_mutex_unlock(&notes.lock);
 }
 
 static struct kv_item **kv_slot(const char *key)
@@ -134,6 +218,7 @@ kv_status *kvproc_put_1_svc(kv_putargs *a, struct svc_req *rq)
 		kv.st.largest = it->len;
 	logf_req(rq, "PUT %s: %u bytes, crc32 %08x", it->key, it->len,
 		 kv_crc32(it->val, it->len));
+	kv_notify(it->key, KV_OP_PUT, it->len);
 	res = KV_OK;
 	return &res;
 }
@@ -175,10 +260,44 @@ kv_status *kvproc_del_1_svc(kv_key *key, struct svc_req *rq)
 	kv.st.keys--;
 	kv.st.bytes -= it->len;
 	logf_req(rq, "DEL %s: %u bytes freed", it->key, it->len);
+	kv_notify(it->key, KV_OP_DEL, 0);
 	free(it->key);
 	free(it->val);
 	free(it);
 	res = KV_OK;
+	return &res;
+}
+
+/* Changes come back to this client by callback on its connection. */
+kv_status *kvproc_subscribe_1_svc(void *arg, struct svc_req *rq)
+{
+	static kv_status res;
+	pthread_t th;
+	CLIENT *cb;
+
+	(void)arg;
+	res = KV_NOTSUPP;
+	cb = kv.rdma ? rpcrdma_svc_callback_create(rq->rq_xprt, KVCBPROG,
+						    KVCBVERS) : NULL;
+	if (!cb) {
+		logf_req(rq, "SUBSCRIBE: refused (callbacks need rdma)");
+		return &res;
+	}
+	pthread_mutex_lock(&notes.lock);
+	if (!notes.started &&
+	    pthread_create(&th, NULL, notifier_main, NULL) == 0) {
+		pthread_detach(th);
+		notes.started = true;
+	}
+	if (notes.started && notes.nsubs < KV_MAX_SUBS) {
+		notes.subs[notes.nsubs++] = cb;
+		cb = NULL;
+		res = KV_OK;
+	}
+	pthread_mutex_unlock(&notes.lock);
+	if (cb)
+		clnt_destroy(cb);
+	logf_req(rq, "SUBSCRIBE: %s", res == KV_OK ? "ok" : "refused");
 	return &res;
 }
 

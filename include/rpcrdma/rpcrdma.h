@@ -205,6 +205,55 @@ struct rpcrdma_svc_limits {
 };
 int rpcrdma_svc_limits(SVCXPRT *xprt, struct rpcrdma_svc_limits *out);
 
+/*
+ * Bi-directional RPC (RFC 8167): calls from the server to the client on
+ * the connection the client opened, RDMA_MSG with every chunk list empty
+ * and the whole RPC message inline, in either direction.
+ *
+ * Backward credits (RFC 8167 section 3.1) are counted apart from the
+ * forward ones: a client grants RPCRDMA_BC_CREDITS in every backward
+ * reply and keeps that many receives posted for backward calls beyond
+ * its forward credits (section 3.3.1); a server has at most one backward
+ * call outstanding per connection until the first backward reply, then
+ * at most the client's grant (never above RPCRDMA_BC_CREDITS), and keeps
+ * as many receives posted for their replies (section 3.3.2).
+ */
+#define RPCRDMA_BC_CREDITS	8u
+
+/*
+ * Client side: serves program prog, version vers on the connection of the
+ * RDMA CLIENT cl (and on every later one, after reconnects) with dispatch,
+ * called the way svc_run calls a dispatch function: svc_getargs,
+ * svc_sendreply, svcerr_* work on the SVCXPRT it gets, whose replies go
+ * back inline (never destroy it). The first registration starts one
+ * thread of the library's for cl, which polls cl's connection while no
+ * caller of clnt_call does and runs the dispatch functions, one backward
+ * call at a time; a dispatch function may call clnt_call on cl (or any
+ * other CLIENT). Another program or version answers PROG_UNAVAIL or
+ * PROG_MISMATCH; without any registration backward calls are dropped
+ * (RFC 8167 section 5: counted, replies_unmatched and bc_calls_dropped).
+ * false: cl not an RDMA CLIENT, or no memory or thread.
+ */
+bool rpcrdma_clnt_svc_reg(CLIENT *cl, rpcprog_t prog, rpcvers_t vers,
+			  void (*dispatch)(struct svc_req *, SVCXPRT *));
+
+/*
+ * Server side: a CLIENT that sends calls of prog, vers backward over the
+ * connection transport xprt (an rdma SVCXPRT handed to a dispatch
+ * function, not a listener). clnt_call works from the dispatch function
+ * serving a call of xprt (it then polls the connection itself) and from
+ * any other thread while the connection is served (svc_run,
+ * rpcrdma_svc_run), with the CLIENT's timeout (CLSET_TIMEOUT, 25 s) or
+ * clnt_call's. A call (RDMA header included) larger than the client's
+ * inline receive threshold fails with RPC_CANTENCODEARGS (re_errno
+ * EMSGSIZE), nothing sent; once the connection is gone every call fails
+ * (RPC_CANTSEND or RPC_CANTRECV, re_errno ENOTCONN). The CLIENT may
+ * outlive xprt; destroy it with clnt_destroy. NULL and rpc_createerr on
+ * failure.
+ */
+CLIENT *rpcrdma_svc_callback_create(SVCXPRT *xprt, rpcprog_t prog,
+				    rpcvers_t vers);
+
 /* Per-connection counters of a CLIENT or of a connection SVCXPRT. */
 int rpcrdma_clnt_stats(CLIENT *cl, struct rpcrdma_stats *out);
 int rpcrdma_svc_stats(SVCXPRT *xprt, struct rpcrdma_stats *out);

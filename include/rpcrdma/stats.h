@@ -61,7 +61,7 @@ struct rpcrdma_stats {
 	uint64_t cred_changes;
 	/* Requester: well-formed messages dropped because no call of ours
 	 * matches them (an unknown or finished XID, a backward-direction
-	 * call, RFC 8167, which this transport does not serve yet): they
+	 * call when no backward service is registered, RFC 8167): they
 	 * change neither the grant nor any call. */
 	uint64_t replies_unmatched;
 	/* Requester: read chunks exposed from the caller's memory, not
@@ -73,6 +73,18 @@ struct rpcrdma_stats {
 	/* Responder: calls whose read chunks did not fit their inline part
 	 * (RFC 8166 section 4.5.2), answered GARBAGE_ARGS, not dispatched. */
 	uint64_t garbage_args_sent;
+	/* Backward direction (RFC 8167), counted apart from the forward
+	 * one. Server (backward requester): calls sent through callback
+	 * CLIENTs, their replies matched. Client (backward responder):
+	 * calls received, replies sent, calls dropped (no service
+	 * registered, more than its grant outstanding, unparsable).
+	 * bc_inflight: backward calls outstanding now (server: sent and not
+	 * answered; client: received and not yet answered), bc_inflight_peak
+	 * its highest value, bc_credits_granted the last backward grant
+	 * sent (client) or received (server). */
+	uint64_t bc_calls_sent, bc_replies_recv;
+	uint64_t bc_calls_recv, bc_replies_sent, bc_calls_dropped;
+	uint64_t bc_inflight, bc_inflight_peak, bc_credits_granted;
 };
 
 /* Process-wide totals since start (all connections, both sides). */
