@@ -28,16 +28,18 @@ bad() {
 	fail=1
 }
 
-# Read from wire_calls' own lines: the XIDs and the message count.
+# Read from wire_calls' own lines: the XIDs and the message count. (No
+# process substitution: the guest has no /dev/fd.)
 declare -A xid_of
+grep '^wire: ' "$calls" >"$out/lines.txt"
 while read -r _ kind xid name; do
 	case "$kind" in
 	call | raw) xid_of[$name]=$((16#$xid)) ;;
 	expect-v1) expect_v1=$xid ;;
 	esac
-done < <(grep '^wire: ' "$calls")
+done <"$out/lines.txt"
 for n in null inline-100 long-call ddp-read write-chunk reply-chunk \
-	err-vers err-chunk; do
+	inline-3000 err-vers err-chunk; do
 	[ -n "${xid_of[$n]:-}" ] || { bad "no XID for '$n' in $calls"; exit 1; }
 done
 [ -n "${expect_v1:-}" ] || { bad "no expect-v1 line in $calls"; exit 1; }
@@ -59,17 +61,21 @@ tshark -r "$pcap" "${topts[@]}" -T fields -E separator='|' \
 	-e rpcordma.reply_count -e rpcordma.position \
 	-e rpcordma.rdma_length -e rpcordma.segment_count \
 	-e rpcordma.errcode -e rpcordma.vers_low -e rpcordma.vers_high \
-	-e rpc.xid -e rpc.msgtyp \
+	-e rpc.xid -e rpc.msgtyp -e rpc.procedure \
 	>"$out/fields.txt" 2>"$out/tshark.err" ||
 	{ cat "$out/tshark.err"; bad "tshark could not read $pcap"; exit 1; }
 tshark -r "$pcap" "${topts[@]}" \
 	-Y '_ws.malformed || _ws.expert.severity == error' \
-	>"$out/malformed.txt" 2>>"$out/tshark.err"
-# Short payloads of the SENDs it did not decode, to say what they are.
-tshark -r "$pcap" "${topts[@]}" -Y 'infiniband && !rpcordma' \
+	>"$out/malformed.txt" 2>>"$out/tshark.err" ||
+	{ cat "$out/tshark.err"; bad "tshark failed"; exit 1; }
+# The SEND messages it did not decode, with their UDP payload (the BTH's
+# 12 bytes, the message, the ICRC), to say which they are.
+tshark -r "$pcap" "${topts[@]}" \
+	-Y 'infiniband.bth.opcode in {4,5,23,2,3,22} && !rpcordma' \
 	-T fields -E separator='|' -e frame.number -e ip.src \
-	-e infiniband.bth.opcode -e data.data \
-	>"$out/undecoded.txt" 2>>"$out/tshark.err"
+	-e infiniband.bth.opcode -e udp.payload \
+	>"$out/undecoded.txt" 2>>"$out/tshark.err" ||
+	{ cat "$out/tshark.err"; bad "tshark failed"; exit 1; }
 echo "wire-check: tshark ran in $(($(date +%s) - t0)) s on" \
 	"$(wc -l <"$out/fields.txt") frames"
 
@@ -103,7 +109,7 @@ cx=$(printf '%08x' "${xid_of[err-chunk]}")
 for pfx in "${vx}000000020000000100000000" \
 	"${vx}00000002000000010000000400000001" \
 	"${cx}000000010000000100000007"; do
-	grep -qi "|$pfx" "$out/undecoded.txt" ||
+	cut -d'|' -f4 "$out/undecoded.txt" | cut -c25- | grep -qi "^$pfx" ||
 		bad "no undecoded SEND starting ${pfx} (a crafted message)"
 done
 
@@ -121,7 +127,7 @@ col_of() {
 	version) echo 5 ;; type) echo 6 ;; reads) echo 7 ;; writes) echo 8 ;;
 	reply) echo 9 ;; pos) echo 10 ;; len) echo 11 ;; segs) echo 12 ;;
 	err) echo 13 ;; vlow) echo 14 ;; vhigh) echo 15 ;; rpcxid) echo 16 ;;
-	rpctype) echo 17 ;;
+	rpctype) echo 17 ;; op) echo 3 ;;
 	esac
 }
 expect() {
@@ -136,6 +142,20 @@ expect() {
 		echo "wire-check: ok $name $dir $field = $want"
 	else
 		bad "$name ($xid) $dir: $field is '$got', expected '$want'"
+	fi
+}
+# expect_rpc NAME PROC: tshark put the call's chunks back where their
+# positions say (the RDMA Read Responses it reassembled) and decoded the
+# whole RPC call of that XID, procedure PROC, exactly once.
+expect_rpc() {
+	local name=$1 want=$2 xid got
+	xid=$(printf '0x%08x' "${xid_of[$name]}")
+	got=$(awk -F'|' -v x="$xid" '$16 == x && $17 == "0" { split($18, p, ";"); print p[1] }' \
+		"$out/fields.txt" | paste -sd' ')
+	if [ "$got" = "$want" ]; then
+		echo "wire-check: ok $name: the RPC call reassembled from its chunk, procedure $want"
+	else
+		bad "$name ($xid): RPC calls tshark decoded for it: procedure(s) '$got', expected one, '$want'"
 	fi
 }
 # Sizes: an RPC call header with AUTH_NONE is 40 bytes, a successful
@@ -159,13 +179,14 @@ expect long-call call writes 0
 expect long-call call reply 0
 expect long-call reply type 0
 expect long-call reply reads 0
+expect_rpc long-call 4
 # DDP: the 8000-byte blob in a read chunk at XDR position 44 (after the
 # call header and the blob's length); the rest inline (RDMA_MSG).
 expect ddp-read call type 0
 expect ddp-read call reads 1
 expect ddp-read call pos 44
 expect ddp-read call len 8000
-expect ddp-read call rpcxid "$(printf '0x%08x' "${xid_of[ddp-read]}")"
+expect_rpc ddp-read 1
 expect ddp-read reply type 0
 expect ddp-read reply reads 0
 # A write chunk of 8192 offered; the reply says 6000 bytes went in it.
@@ -190,6 +211,16 @@ expect reply-chunk reply type 1
 expect reply-chunk reply reply 1
 expect reply-chunk reply segs 1
 expect reply-chunk reply len 6028
+# 3000 bytes inline both ways: each message spans several packets and is
+# decoded in its last one (SEND Last, 2): tshark reassembled it.
+for d in call reply; do
+	expect inline-3000 $d op 2
+	expect inline-3000 $d type 0
+	expect inline-3000 $d reads 0
+	expect inline-3000 $d writes 0
+	expect inline-3000 $d reply 0
+	expect inline-3000 $d rpcxid "$(printf '0x%08x' "${xid_of[inline-3000]}")"
+done
 # RDMA_ERROR ERR_CHUNK for the unknown procedure.
 expect err-chunk reply type 4
 expect err-chunk reply err 2

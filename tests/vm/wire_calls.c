@@ -280,20 +280,49 @@ START_TEST(test_wire_calls)
 	ck_assert_uint_eq(D(recv_nomsg), 1);
 	v1_msgs += 2;
 
+	/* 7. Echo of 3000 bytes, inline both ways (a reply bound of 3500
+	 * for W_ECHO: no reply chunk): each Send spans several RoCE packets
+	 * (path MTU 1024), which tshark must reassemble. */
+	{
+		struct rpcrdma_proc_reply h = { W_ECHO, 3500 };
+
+		ck_assert(clnt_control(cl, CLSET_RDMA_PROC_REPLY, (char *)&h));
+	}
+	a = cstats(cl);
+	set_xid(cl, ++xid, "inline-3000");
+	{
+		struct blob arg = { 3000, mkdata(3000, 3000) }, r = { 0, NULL };
+
+		ck_assert_int_eq(clnt_call(cl, W_ECHO, XP(xdr_blob),
+					   (caddr_t)&arg, XP(xdr_blob),
+					   (caddr_t)&r, tmo), RPC_SUCCESS);
+		ck_assert_uint_eq(r.len, 3000);
+		ck_assert(memcmp(r.data, arg.data, 3000) == 0);
+		clnt_freeres(cl, XP(xdr_blob), (caddr_t)&r);
+		free(arg.data);
+	}
+	check_xid(cl, xid);
+	b = cstats(cl);
+	ck_assert_uint_eq(D(calls_inline), 1);
+	ck_assert_uint_eq(D(read_chunks), 0);
+	ck_assert_uint_eq(D(reply_chunks), 0);
+	ck_assert_uint_eq(D(replies_inline), 1);
+	v1_msgs += 2;
+
 	/* The whole connection: one Send each way per call, nothing else. */
 	b = cstats(cl);
-	ck_assert_uint_eq(b.sent_msg + b.sent_nomsg + b.sent_error, 6);
-	ck_assert_uint_eq(b.recv_msg + b.recv_nomsg + b.recv_error, 6);
+	ck_assert_uint_eq(b.sent_msg + b.sent_nomsg + b.sent_error, 7);
+	ck_assert_uint_eq(b.recv_msg + b.recv_nomsg + b.recv_error, 7);
 	{
 		struct rpcrdma_stats sv = svc_stats_of(atomic_load(&last_xprt));
 
-		ck_assert_uint_eq(sv.recv_msg + sv.recv_nomsg, 6);
-		ck_assert_uint_eq(sv.sent_msg + sv.sent_nomsg, 6);
+		ck_assert_uint_eq(sv.recv_msg + sv.recv_nomsg, 7);
+		ck_assert_uint_eq(sv.sent_msg + sv.sent_nomsg, 7);
 		ck_assert_uint_eq(sv.sent_error, 0);
 	}
 	clnt_destroy(cl);
 
-	/* 7. Crafted messages from a raw endpoint (harness.c). */
+	/* 8. Crafted messages from a raw endpoint (harness.c). */
 	{
 		struct rpcrdma_ep *ep = raw_connect(s.port);
 		uint32_t x;
