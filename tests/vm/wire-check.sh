@@ -62,7 +62,7 @@ tshark -r "$pcap" "${topts[@]}" -T fields -E separator='|' \
 	-e rpcordma.rdma_length -e rpcordma.segment_count \
 	-e rpcordma.errcode -e rpcordma.vers_low -e rpcordma.vers_high \
 	-e rpc.xid -e rpc.msgtyp -e rpc.procedure -e infiniband.bth.psn \
-	-e infiniband.bth.destqp \
+	-e infiniband.bth.destqp -e infiniband.ieth -e rpcordma.rdma_handle \
 	>"$out/fields.txt" 2>"$out/tshark.err" ||
 	{ cat "$out/tshark.err"; bad "tshark could not read $pcap"; exit 1; }
 tshark -r "$pcap" "${topts[@]}" \
@@ -122,6 +122,30 @@ awk -F'|' -v a="$addr_a" 'seen[$2 "|" $20 "|" $19 "|" $3]++ { next } $4 != "" {
 	printf "%5s %-5s %s %-2s r=%s w=%s rc=%s pos=%s len=%s segs=%s err=%s rpc=%s\n",
 		$1, ($2 == a ? "call" : "reply"), $4, $6, $7, $8, $9, $10,
 		$11, $12, $13, $16 }' "$out/fields.txt" | tee "$out/table.txt"
+
+# Send With Invalidate (where the client set R, RFC 8797 section 4.1; on
+# rxe since Linux 6.12): a reply may invalidate only an rkey its call
+# offered. The IETH of each such reply must be a handle of its call.
+awk -F'|' -v a="$addr_a" '
+seen[$2 "|" $20 "|" $19 "|" $3]++ { next }
+$4 != "" && $2 == a {
+	n = split($22, h, ";")
+	for (i = 1; i <= n; i++) offered[$4 "|" tolower(h[i])] = 1
+}
+$4 != "" && $2 != a && ($3 == 22 || $3 == 23) {
+	split($21, k, /[;,]/)
+	key = "0x" tolower(k[1])
+	inv++
+	if (!((($4 "|" key) in offered))) {
+		print "wire-check: FAIL: frame " $1 ": reply " $4 " invalidates rkey " key ", which its call did not offer"
+		bad = 1
+	}
+}
+END {
+	printf "wire-check: %d replies with Send With Invalidate%s\n", inv,
+		bad ? "" : (inv ? ", each of an rkey its call offered" : "")
+	exit bad
+}' "$out/fields.txt" || fail=1
 
 # 3. The known calls. expect NAME DIR FIELD VALUE: the one message of
 # that XID in that direction has FIELD (a column of fields.txt) = VALUE.
