@@ -31,7 +31,8 @@ for _ in $(seq 200); do
 	sleep 0.1
 done
 grep -q "listening on" "$log" || {
-	echo "tcpdump did not start:"; cat "$log"; exit 1; }
+	echo "tcpdump did not start:"; cat "$log"
+	kill "$tdp" 2>/dev/null; exit 1; }
 
 ./tests/vm/wire_calls >"$out/calls.txt" 2>&1
 rc=$?
