@@ -15,7 +15,11 @@
 #   2. no frame is malformed or carries an expert error;
 #   3. for each known XID, the call and the reply tshark decodes have the
 #      expected message type and chunk lists (read positions and lengths,
-#      write chunk segments and lengths, reply chunk, error code).
+#      write chunk segments and lengths, reply chunk, error code), the
+#      RPC XID inside, a multi-packet inline message decoded in its SEND
+#      Last, and the Long Call and DDP call rebuilt by tshark from the
+#      RDMA Read Responses into whole RPC calls;
+#   4. a reply sent With Invalidate names an rkey its call offered.
 # Prints tshark's table of rpcordma messages; exits 1 on a failed check.
 set -u
 pcap=$1
