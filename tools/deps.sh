@@ -8,7 +8,8 @@ pkgs=(build-essential autoconf automake libtool pkg-config
       libtirpc-dev libibverbs-dev librdmacm-dev ibverbs-providers rdma-core
       check rpcbind rpcsvc-proto valgrind nfs-kernel-server
       qemu-system-x86 busybox-static cpio kmod iproute2
-      ibverbs-utils rdmacm-utils perftest man-db groff-base)
+      ibverbs-utils rdmacm-utils perftest man-db groff-base
+      tshark tcpdump)
 [ $# -eq 0 ] || pkgs=("$@")
 
 missing=()
