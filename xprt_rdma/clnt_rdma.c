@@ -838,9 +838,12 @@ static bool pred_credit(struct ct *ct, void *arg)
 
 /* --- connection --- */
 
+static void ct_bc_purge(struct ct *ct);
+
 /* Takes a new endpoint into use (ct->lock held, or at creation). */
 static void ct_install(struct ct *ct, struct rpcrdma_ep *ep)
 {
+	ct_bc_purge(ct);
 	ct->ep = ep;
 	ct->gen++;
 	ct->broken = false;
@@ -2116,6 +2119,27 @@ static void ct_bc_take(struct ct *ct, const struct rpcrdma_rx *rx,
 	pthread_cond_broadcast(&ct->cv);
 }
 
+/*
+ * A new connection: the backward calls still queued came on the old one,
+ * where alone their replies could go (RFC 8167 section 4.1 ties a reply
+ * to its connection); they leave, so that the new connection's server
+ * has every backward credit we grant it (ct->lock held).
+ */
+static void ct_bc_purge(struct ct *ct)
+{
+	struct ct_bc *bc = ct->bc;
+	struct ct_bcall *k;
+
+	if (!bc)
+		return;
+	while ((k = bc->head)) {
+		bc->head = k->next;
+		bc->queued--;
+		free(k);
+	}
+	bc->tail = NULL;
+}
+
 static bool_t ct_bc_getargs(SVCXPRT *xprt, xdrproc_t xargs, void *argsp)
 {
 	struct ct_bc *bc = to_bc(xprt);
@@ -2193,6 +2217,11 @@ static bool_t ct_bc_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 		bc->queued--;
 		bc->cur->released = true;
 		RPCRDMA_STAT_SET(ct->ep, bc_inflight, bc->queued);
+		/* Counted before the Send, taken back if it fails: the peer
+		 * may have the reply, and read our counters, before
+		 * rpcrdma_ep_send returns. */
+		CT_INC(ct, bc_replies_sent);
+		CT_INC(ct, sent_msg);
 	}
 	pthread_mutex_unlock(&ct->lock);
 	if (!ep)
@@ -2221,10 +2250,10 @@ static bool_t ct_bc_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 	free(buf);
 	pthread_mutex_lock(&ct->lock);
 	if (ok) {
-		CT_INC(ct, bc_replies_sent);
-		CT_INC(ct, sent_msg);
-		RPCRDMA_STAT_SET(ct->ep, bc_credits_granted,
-				 RPCRDMA_BC_CREDITS);
+		RPCRDMA_STAT_SET(ep, bc_credits_granted, RPCRDMA_BC_CREDITS);
+	} else {
+		RPCRDMA_STAT_ADD(ep, bc_replies_sent, (uint64_t)-1);
+		RPCRDMA_STAT_ADD(ep, sent_msg, (uint64_t)-1);
 	}
 	ct->ep_users--;
 	pthread_cond_broadcast(&ct->cv);

@@ -22,7 +22,8 @@ cli=$build/examples/kv/kv_client
 A=${RPCRDMA_ADDR_A:-10.99.0.1}
 B=${RPCRDMA_ADDR_B:-10.99.0.2}
 T=${KV_DEMO_TIMEOUT:-120}	# seconds per client command (TCG is slow)
-# KV_DEMO_NETIDS: the netids to run, "rdma tcp" unless given.
+# KV_DEMO_NETIDS: the netids to run, "rdma tcp" unless given
+# (tests/vm/t/85-rdma6.sh: "rdma6 tcp6" between IPv6 addresses).
 BIG=204800			# 200 KiB: above any inline threshold
 
 for p in "$srv" "$cli"; do
@@ -73,7 +74,7 @@ last_crc() {
 # Asserts that the last output's "path:" line matches a pattern (rdma).
 path_is() {
 	local what=$1 re=$2 line
-	[ "$netid" = rdma ] || return 0
+	case $netid in rdma | rdma6) ;; *) return 0 ;; esac
 	line=$(grep ' path:' "$work/last" | head -n 1)
 	if echo "$line" | grep -E -q "$re"; then
 		ok "$what"
@@ -220,10 +221,10 @@ round() {
 		bad "stat"
 	fi
 
-	if [ "$netid" = rdma ]; then
+	if [ "$netid" = rdma ] || [ "$netid" = rdma6 ]; then
 		say "watch: the server calls the subscribed client back (RFC 8167)"
-		echo "\$ kv_client -n rdma $B watch 30 &"
-		timeout -k 5 60 "$cli" -n rdma "$B" watch 30 >"$work/watch" 2>&1 &
+		echo "\$ kv_client -n $netid $B watch 30 &"
+		timeout -k 5 60 "$cli" -n "$netid" "$B" watch 30 >"$work/watch" 2>&1 &
 		local wpid=$! n
 		for _ in $(seq 60); do
 			grep -q 'watching' "$work/watch" && break
@@ -260,7 +261,7 @@ round() {
 	stop_server
 }
 
-echo "demo: kv example over rdma and tcp, server $B, client $A"
+echo "demo: kv example over ${KV_DEMO_NETIDS:-rdma tcp}, server $B, client $A"
 echo "demo: binaries from $build; $(uname -r); RDMA devices:" \
 	"$(ls /sys/class/infiniband 2>/dev/null | tr '\n' ' ')"
 head -c "$BIG" /dev/urandom >"$work/big" || exit 1
