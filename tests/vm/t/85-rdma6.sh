@@ -38,17 +38,17 @@ die() { echo "85-rdma6: FAILED: $*"; exit 1; }
 
 ip -6 addr add $A6/64 dev v0 nodad || die "IPv6 address on v0"
 ip -6 addr add $B6/64 dev v1 nodad || die "IPv6 address on v1"
-ip -batch - <<EOT || die "IPv6 rules"
--6 rule add pref 100 lookup local
--6 rule del pref 0
--6 rule add pref 10 iif lo from $A6 to $B6 lookup 10
--6 rule add pref 11 iif lo from $B6 to $A6 lookup 11
--6 route add $B6 dev v0 src $A6 table 10
--6 route add $A6 dev v1 src $B6 table 11
--6 rule add pref 12 from $B6 to $A6 oif v1 lookup 12
--6 route add $A6 dev v1 table 12
--6 rule add pref 13 from $A6 to $B6 oif v0 lookup 13
--6 route add $B6 dev v0 table 13
+ip -6 -batch - <<EOT || die "IPv6 rules"
+rule add pref 100 lookup local
+rule del pref 0
+rule add pref 10 iif lo from $A6 to $B6 lookup 10
+rule add pref 11 iif lo from $B6 to $A6 lookup 11
+route add $B6 dev v0 src $A6 table 10
+route add $A6 dev v1 src $B6 table 11
+rule add pref 12 from $B6 to $A6 oif v1 lookup 12
+route add $A6 dev v1 table 12
+rule add pref 13 from $A6 to $B6 oif v0 lookup 13
+route add $B6 dev v0 table 13
 EOT
 # Each rxe device lists its IPv6 address as a RoCE v2 GID.
 for i in $(seq 50); do
