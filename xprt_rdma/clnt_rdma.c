@@ -206,31 +206,7 @@ static struct ct *to_ct(CLIENT *cl)
 
 /* --- time --- */
 
-static void deadline_after(struct timespec *dl, const struct timeval *tv)
-{
-	clock_gettime(CLOCK_MONOTONIC, dl);
-	dl->tv_sec += tv->tv_sec;
-	dl->tv_nsec += (long)tv->tv_usec * 1000;
-	if (dl->tv_nsec >= 1000000000L) {
-		dl->tv_sec += dl->tv_nsec / 1000000000L;
-		dl->tv_nsec %= 1000000000L;
-	}
-}
 
-/* Milliseconds left until dl, rounded up, 0 when passed. */
-static int remaining_ms(const struct timespec *dl)
-{
-	struct timespec now;
-	long long ns;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	ns = (long long)(dl->tv_sec - now.tv_sec) * 1000000000LL +
-	     (dl->tv_nsec - now.tv_nsec);
-	if (ns <= 0)
-		return 0;
-	ns = (ns + 999999) / 1000000;
-	return ns > INT_MAX ? INT_MAX : (int)ns;
-}
 
 static bool timeval_ok(const struct timeval *tv)
 {
@@ -545,7 +521,8 @@ static void ct_abandon(struct ct *ct, struct ct_slot *s)
 		s->inv_err = 0;
 		ct->inv_pending++;
 	}
-	deadline_after(&dl, &(struct timeval){ CT_INVALIDATE_MS / 1000, 0 });
+	xprt_deadline_after(&dl,
+			    &(struct timeval){ CT_INVALIDATE_MS / 1000, 0 });
 	while (s->state == SLOT_ABANDONED && s->xid == xid &&
 	       (s->inv_pending || s->flushing)) {
 		if (!ct->polling) {
@@ -765,7 +742,7 @@ static int ct_poll(struct ct *ct, ct_pred pred, void *arg,
 			ct_flush_invalidations(ct);
 			continue;
 		}
-		ms = ct->inv_pending ? 0 : remaining_ms(dl);
+		ms = ct->inv_pending ? 0 : xprt_ms_left(dl);
 		pthread_mutex_unlock(&ct->lock);
 		n = rpcrdma_ep_poll(ep, &rx, ms);
 		pthread_mutex_lock(&ct->lock);
@@ -773,7 +750,7 @@ static int ct_poll(struct ct *ct, ct_pred pred, void *arg,
 			ct_dispatch(ct, &rx);
 			/* A peer that keeps messages coming must not hold
 			 * the poller past its deadline. */
-			if (!pred(ct, arg) && remaining_ms(dl) <= 0) {
+			if (!pred(ct, arg) && xprt_ms_left(dl) <= 0) {
 				rc = -ETIMEDOUT;
 				break;
 			}
@@ -919,14 +896,14 @@ static int ct_ensure_conn(struct ct *ct, const struct timespec *dl)
 			struct rpcrdma_ep *old, *ep = NULL;
 			int ms, rc;
 
-			if (remaining_ms(dl) <= 0)
+			if (xprt_ms_left(dl) <= 0)
 				return -ETIMEDOUT;
 			ct_break(ct); /* drops abandoned slots */
 			old = ct_detach(ct);
 			ct->connecting = true;
 			pthread_mutex_unlock(&ct->lock);
 			rpcrdma_ep_destroy(old);
-			ms = remaining_ms(dl);
+			ms = xprt_ms_left(dl);
 			rc = ms > 0 ? ct_connect_ep(ct, ms, &ep) : -ETIMEDOUT;
 			pthread_mutex_lock(&ct->lock);
 			ct->connecting = false;
@@ -1822,7 +1799,7 @@ static enum clnt_stat clnt_rdma_call(CLIENT *cl, rpcproc_t proc,
 	else
 		tv = timeout;
 	pthread_mutex_unlock(&ct->lock);
-	deadline_after(&dl, &tv);
+	xprt_deadline_after(&dl, &tv);
 	/* RPCSEC_GSS checks a reply against the AUTH's current sequence
 	 * number, the last one MARSHALL took: its calls go one at a time,
 	 * as over libtirpc's own transports. */
@@ -2382,8 +2359,8 @@ static void *ct_bc_thread(void *arg)
 			free(k);
 			continue;
 		}
-		deadline_after(&dl, &(struct timeval){ 0,
-						       CT_BC_POLL_MS * 1000 });
+		xprt_deadline_after(&dl, &(struct timeval){
+						 0, CT_BC_POLL_MS * 1000 });
 		if (ct->ep && !ct->broken && !ct->polling &&
 		    !ct->connecting && rpcrdma_ep_connected(ct->ep)) {
 			(void)ct_poll(ct, pred_bc_work, bc, &dl);

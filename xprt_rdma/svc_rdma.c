@@ -771,30 +771,7 @@ static void conn_reply_garbage(struct svc_conn *c)
 
 /* ---- backward direction (RFC 8167): the server as requester ---- */
 
-static void bc_deadline(struct timespec *dl, const struct timeval *tv)
-{
-	clock_gettime(CLOCK_MONOTONIC, dl);
-	dl->tv_sec += tv->tv_sec;
-	dl->tv_nsec += (long)tv->tv_usec * 1000;
-	if (dl->tv_nsec >= 1000000000L) {
-		dl->tv_sec += dl->tv_nsec / 1000000000L;
-		dl->tv_nsec %= 1000000000L;
-	}
-}
 
-static int bc_remaining_ms(const struct timespec *dl)
-{
-	struct timespec now;
-	long long ns;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	ns = (long long)(dl->tv_sec - now.tv_sec) * 1000000000LL +
-	     (dl->tv_nsec - now.tv_nsec);
-	if (ns <= 0)
-		return 0;
-	ns = (ns + 999999) / 1000000;
-	return ns > INT_MAX ? INT_MAX : (int)ns;
-}
 
 static struct conn_bc *bc_create(uint32_t recv_max)
 {
@@ -1048,7 +1025,7 @@ static int bc_wait(struct conn_bc *bc, const struct timespec *dl)
 	if (bc->in_dispatch && bc->c && !bc->dead &&
 	    pthread_equal(bc->disp_thread, pthread_self())) {
 		struct svc_conn *c = bc->c;	/* ours: we serve it */
-		int ms = bc_remaining_ms(dl);
+		int ms = xprt_ms_left(dl);
 
 		if (ms <= 0)
 			return ETIMEDOUT;
@@ -1168,7 +1145,7 @@ static enum clnt_stat cbc_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 	tv = cb->wait_set || timeout.tv_sec < 0 || timeout.tv_usec < 0 ||
 		     timeout.tv_usec >= 1000000 ? cb->wait : timeout;
 	pthread_mutex_unlock(&cb->lock);
-	bc_deadline(&dl, &tv);
+	xprt_deadline_after(&dl, &tv);
 
 	pthread_mutex_lock(&bc->lock);
 	for (;;) {

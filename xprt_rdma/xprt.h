@@ -19,6 +19,11 @@ void xprt_createerr(enum clnt_stat st, int err);
 int rpcrdma_clnt_errtext(CLIENT *cl, char *buf, size_t len);
 int rpcrdma_opts_to_ep(const struct rpcrdma_opts *o, struct rpcrdma_ep_opts *eo);
 
+/* dl = now + tv on CLOCK_MONOTONIC (deadline.c); milliseconds left
+ * until dl, rounded up, 0 when passed. */
+void xprt_deadline_after(struct timespec *dl, const struct timeval *tv);
+int xprt_ms_left(const struct timespec *dl);
+
 /* rpcbind over TCP to the local (server) or remote (client) rpcbind,
  * because libtirpc's helpers only know netids in /etc/netconfig. */
 int rpcrdma_rpcb_set(rpcprog_t prog, rpcvers_t vers, const char *netid,
