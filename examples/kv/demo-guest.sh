@@ -23,7 +23,7 @@ A=${RPCRDMA_ADDR_A:-10.99.0.1}
 B=${RPCRDMA_ADDR_B:-10.99.0.2}
 T=${KV_DEMO_TIMEOUT:-120}	# seconds per client command (TCG is slow)
 # KV_DEMO_NETIDS: the netids to run, "rdma tcp" unless given
-# (tests/vm/t/85-rdma6.sh: "rdma6 tcp6" between IPv6 addresses).
+# (tests/vm/t/85-rdma6.sh: "rdma6" between IPv6 addresses).
 BIG=204800			# 200 KiB: above any inline threshold
 
 for p in "$srv" "$cli"; do
