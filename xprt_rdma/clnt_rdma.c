@@ -2139,29 +2139,6 @@ static bool_t ct_bc_freeargs(SVCXPRT *xprt, xdrproc_t xargs, void *argsp)
 	return (*xargs)(&x, argsp);
 }
 
-/* Encodes the reply as svc_vc does, letting the auth flavour wrap it. */
-static bool ct_bc_encode(SVCXPRT *xprt, XDR *x, struct rpc_msg *msg)
-{
-	SVCAUTH *auth = &SVC_XP_AUTH(xprt);
-
-	if (auth->svc_ah_ops && msg->rm_reply.rp_stat == MSG_ACCEPTED &&
-	    msg->acpted_rply.ar_stat == SUCCESS) {
-		xdrproc_t proc = msg->acpted_rply.ar_results.proc;
-		caddr_t where = msg->acpted_rply.ar_results.where;
-		bool ok;
-
-		msg->acpted_rply.ar_results.proc =
-			(xdrproc_t)(void (*)(void))xdr_void;
-		msg->acpted_rply.ar_results.where = NULL;
-		ok = xdr_replymsg(x, msg) &&
-		     SVCAUTH_WRAP(auth, x, proc, where);
-		msg->acpted_rply.ar_results.proc = proc;
-		msg->acpted_rply.ar_results.where = where;
-		return ok;
-	}
-	return xdr_replymsg(x, msg);
-}
-
 /*
  * RFC 8167 section 4.2: the backward reply is an RDMA_MSG with every
  * chunk list empty and the whole reply inline; its rdma_credit is our
@@ -2210,7 +2187,7 @@ static bool_t ct_bc_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 		xdrmem_create(&x, (char *)buf + RPCRDMA_HDR_MIN,
 			      send_max - RPCRDMA_HDR_MIN, XDR_ENCODE);
 		msg->rm_xid = bc->xid;
-		ok = ct_bc_encode(xprt, &x, msg);
+		ok = xprt_reply_encode(xprt, &x, msg);
 		if (ok) {
 			rpcrdma_msg_init(&m, bc->xid, RPCRDMA_BC_CREDITS,
 					 RPCRDMA_MSG);

@@ -1469,7 +1469,6 @@ static bool_t conn_freeargs(SVCXPRT *xprt, xdrproc_t xargs, void *argsp)
 /* Encodes the reply as svc_vc does, letting the auth flavour wrap it. */
 static bool call_encode_reply(struct svc_call *k, struct rpc_msg *msg)
 {
-	SVCAUTH *auth = &SVC_XP_AUTH(&k->c->xprt);
 	XDR *x = &k->reply;
 
 	if (!k->reply_ok) {
@@ -1484,6 +1483,13 @@ static bool call_encode_reply(struct svc_call *k, struct rpc_msg *msg)
 	/* Items are noted only when the call offered write chunks. */
 	rpcrdma_xdrgrow_set_ddp(x, k->hdr.nwrites ? k->c->ddp_min : 0);
 	msg->rm_xid = k->hdr.xid;
+	return xprt_reply_encode(&k->c->xprt, x, msg);
+}
+
+bool xprt_reply_encode(SVCXPRT *xprt, XDR *x, struct rpc_msg *msg)
+{
+	SVCAUTH *auth = &SVC_XP_AUTH(xprt);
+
 	if (auth->svc_ah_ops && msg->rm_reply.rp_stat == MSG_ACCEPTED &&
 	    msg->acpted_rply.ar_stat == SUCCESS) {
 		xdrproc_t proc = msg->acpted_rply.ar_results.proc;

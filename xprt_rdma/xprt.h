@@ -24,6 +24,10 @@ int rpcrdma_opts_to_ep(const struct rpcrdma_opts *o, struct rpcrdma_ep_opts *eo)
 void xprt_deadline_after(struct timespec *dl, const struct timeval *tv);
 int xprt_ms_left(const struct timespec *dl);
 
+/* Encodes an RPC reply into x as svc_vc does, letting xprt's auth flavour
+ * wrap the results (svc_rdma.c; the backward direction's too). */
+bool xprt_reply_encode(SVCXPRT *xprt, XDR *x, struct rpc_msg *msg);
+
 /* rpcbind over TCP to the local (server) or remote (client) rpcbind,
  * because libtirpc's helpers only know netids in /etc/netconfig. */
 int rpcrdma_rpcb_set(rpcprog_t prog, rpcvers_t vers, const char *netid,
