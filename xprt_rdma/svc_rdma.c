@@ -966,12 +966,17 @@ static void call_take(struct svc_call *k);
 static bool conn_take_msg(struct svc_conn *c, struct rpcrdma_rx *rx)
 {
 	struct svc_call *k;
+	uint32_t held, bound;
 
 	if (conn_take_bc_reply(c, rx))
 		return true;
-	if (c->active + 1 + rpcrdma_ep_rx_queued(c->ep) >
-	    (c->grant_max ? c->grant_max : rpcrdma_ep_credits(c->ep)) +
-		    bc_outstanding(c->bc)) {
+	held = c->active + 1 + rpcrdma_ep_rx_queued(c->ep);
+	bound = c->grant_max ? c->grant_max : rpcrdma_ep_credits(c->ep);
+
+	/* The backward calls outstanding (their replies may be queued) are
+	 * read under their lock only when the forward bound alone is passed:
+	 * not once per call. */
+	if (held > bound && held > bound + bc_outstanding(c->bc)) {
 		STAT_INC(c, credit_overruns);
 		rpcrdma_ep_rx_done(c->ep, rx);
 		conn_fail(c, -EPROTO);
