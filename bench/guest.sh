@@ -202,6 +202,11 @@ for netid in tcp rdma; do
 		client_as rpcdefault -n rdma -R "$B" lat "$LAT_N"
 		client_as rpcdefault -n rdma -R "$B" rate 32 \
 			$(((RATE_CALLS + 31) / 32)) shared
+		# The waiting thread polls the CQ 1 ms before it sleeps
+		# (opts.poll_us): latency for a core's time.
+		RPCRDMA_POLL_US=1000 client_as rpcpoll -n rdma "$B" lat "$LAT_N"
+		RPCRDMA_POLL_US=1000 client_as rpcpoll -n rdma "$B" rate 32 \
+			$(((RATE_CALLS + 31) / 32)) shared
 	fi
 	for t in $THREADS; do
 		modes="shared own"

@@ -96,6 +96,13 @@ row "NULL latency p99, 1 in flight (us)" "$r99" "$t99" "tcp" "$(ratio "$r99" "$t
 d50=$(get rpcdefault mode=lat netid=rdma p50_us)
 row "NULL latency p50, no reply hint (us)" "$d50" "$t50" "tcp" "$(ratio "$d50" "$t50")"
 row "NULL latency p50, no reply hint (us)" "$d50" "$r50" "with hints" "$(ratio "$d50" "$r50")"
+p50=$(get rpcpoll mode=lat netid=rdma p50_us)
+x=$(ratio "$p50" "$t50")
+row "NULL latency p50, poll_us 1000 (us)" "$p50" "$t50" "tcp" "$x" \
+	"< 1: $(verdict "$x" '<' 1)"
+x=$(ratio "$p50" "$lat2")
+row "NULL latency p50, poll_us 1000 (us)" "$p50" "$lat2" "2 x ib_send_lat" "$x" \
+	"<= 1.5: $(verdict "$x" '<=' 1.5)"
 n50=$(get nfsd mode=lat netid=rdma p50_us)
 x=$(ratio "$r50" "$n50")
 row "NULL latency p50, our server (us)" "$r50" "$n50" "kernel nfsd, rdma" "$x" \
@@ -130,6 +137,8 @@ done
 d=$(get rpcdefault mode=rate netid=rdma threads=32 clients=shared calls_per_s)
 r=$(get rpc mode=rate netid=rdma threads=32 clients=shared calls_per_s)
 row "NULL calls/s, 32 in flight, 1 CLIENT, no hint" "$d" "$r" "with hints" "$(ratio "$d" "$r")"
+p=$(get rpcpoll mode=rate netid=rdma threads=32 clients=shared calls_per_s)
+row "NULL calls/s, 32 in flight, 1 CLIENT, poll_us 1000" "$p" "$r" "without" "$(ratio "$p" "$r")"
 
 # The server side: our server (svc_run, and a pool of 2 threads) against
 # the kernel's nfsd (2 threads), the same client and load.

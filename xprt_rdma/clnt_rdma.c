@@ -2055,10 +2055,79 @@ static struct ct_bc *to_bc(SVCXPRT *xprt)
 }
 
 /*
- * A backward call came in (ct->lock held). RFC 8167 section 5: with no
- * service registered it is dropped (the connection stays: its receive
- * was provisioned anyway). Section 3.1: beyond the backward credits we
- * grant it is dropped too; the server broke the grant.
+ * Answers the backward call in rx at once, from the poller (ct->lock
+ * held, ct->ep live), with an accepted reply of status why and a null
+ * verifier: PROG_UNAVAIL when no service is registered, SYSTEM_ERR when
+ * the call cannot be queued. The server's callback then fails at once
+ * instead of waiting out its timeout with a backward credit taken (RFC
+ * 8167 section 5 leaves backward support to the upper layer; answering is
+ * what an RPC service without the program does). The receive and Send
+ * were provisioned for backward calls whether or not a service is
+ * registered (RFC 8167 section 3.3). A call whose RPC header does not
+ * parse, or whose XID is not its rdma_xid (section 4.1), is dropped, as
+ * ct_bc_serve drops it.
+ */
+static void ct_bc_answer_now(struct ct *ct, const struct rpcrdma_rx *rx,
+			     size_t hlen, enum accept_stat why)
+{
+	char area[2 * MAX_AUTH_BYTES];
+	uint32_t buf[RPCRDMA_HDR_MIN / 4 + 6], rdma_xid;
+	struct rpcrdma_msg m;
+	struct rpc_msg msg;
+	struct iovec iov;
+	size_t n, hlen_out;
+	XDR x;
+	bool ok;
+
+	memset(&msg, 0, sizeof(msg));
+	msg.rm_call.cb_cred.oa_base = area;
+	msg.rm_call.cb_verf.oa_base = &area[MAX_AUTH_BYTES];
+	memcpy(&rdma_xid, rx->data, sizeof(rdma_xid));
+	xdrmem_create(&x, (char *)rx->data + hlen, rx->len - (u_int)hlen,
+		      XDR_DECODE);
+	ok = xdr_callmsg(&x, &msg) && msg.rm_xid == ntohl(rdma_xid);
+	XDR_DESTROY(&x);
+	if (!ok) {
+		CT_INC(ct, bc_calls_dropped);
+		return;
+	}
+	CT_INC(ct, bc_calls_recv);
+	memset(&msg, 0, sizeof(msg));
+	msg.rm_xid = ntohl(rdma_xid);
+	msg.rm_direction = REPLY;
+	msg.rm_reply.rp_stat = MSG_ACCEPTED;
+	msg.acpted_rply.ar_verf = _null_auth;
+	msg.acpted_rply.ar_stat = why;
+	xdrmem_create(&x, (char *)buf + RPCRDMA_HDR_MIN,
+		      sizeof(buf) - RPCRDMA_HDR_MIN, XDR_ENCODE);
+	ok = xdr_replymsg(&x, &msg);
+	n = RPCRDMA_HDR_MIN + XDR_GETPOS(&x);
+	XDR_DESTROY(&x);
+	rpcrdma_msg_init(&m, msg.rm_xid, RPCRDMA_BC_CREDITS, RPCRDMA_MSG);
+	if (ok)
+		ok = !rpcrdma_hdr_encode(&m, buf, RPCRDMA_HDR_MIN, &hlen_out);
+	iov.iov_base = buf;
+	iov.iov_len = n;
+	/* The Send waits for send-queue room by itself, reaping its own
+	 * completions (rarely, and within EP_SEND_WAIT_MS): nothing here
+	 * needs another thread, so ct->lock may stay held. */
+	if (ok && rpcrdma_ep_send(ct->ep, &iov, 1, 0) == 0) {
+		CT_INC(ct, bc_replies_sent);
+		CT_INC(ct, sent_msg);
+		RPCRDMA_STAT_SET(ct->ep, bc_credits_granted,
+				 RPCRDMA_BC_CREDITS);
+	}
+}
+
+/*
+ * A backward call came in (ct->lock held). With no service registered it
+ * is answered PROG_UNAVAIL at once (ct_bc_answer_now). Beyond the
+ * backward credits we grant it is dropped: the server broke the grant
+ * (RFC 8167 section 3.1), its receive was not provisioned for it, and
+ * section 3.3 lets the responder drop such a call (counted
+ * bc_calls_dropped; the server's call times out, and when every backward
+ * credit is held so it closes the connection). A call that cannot be
+ * queued (memory) is answered SYSTEM_ERR.
  */
 static void ct_bc_take(struct ct *ct, const struct rpcrdma_rx *rx,
 		       size_t hlen)
@@ -2068,13 +2137,15 @@ static void ct_bc_take(struct ct *ct, const struct rpcrdma_rx *rx,
 	struct ct_bcall *k;
 
 	if (!bc) {
-		CT_INC(ct, replies_unmatched);
+		ct_bc_answer_now(ct, rx, hlen, PROG_UNAVAIL);
+		return;
+	}
+	if (bc->queued >= RPCRDMA_BC_CREDITS) {
 		CT_INC(ct, bc_calls_dropped);
 		return;
 	}
-	if (bc->queued >= RPCRDMA_BC_CREDITS ||
-	    !(k = malloc(sizeof(*k) + len))) {
-		CT_INC(ct, bc_calls_dropped);
+	if (!(k = malloc(sizeof(*k) + len))) {
+		ct_bc_answer_now(ct, rx, hlen, SYSTEM_ERR);
 		return;
 	}
 	k->next = NULL;
@@ -2143,7 +2214,10 @@ static bool_t ct_bc_freeargs(SVCXPRT *xprt, xdrproc_t xargs, void *argsp)
  * RFC 8167 section 4.2: the backward reply is an RDMA_MSG with every
  * chunk list empty and the whole reply inline; its rdma_credit is our
  * backward grant (section 3.1). A reply larger than the server's inline
- * threshold, or for a connection gone since the call came, is not sent
+ * threshold (or whose results do not encode) cannot go: SYSTEM_ERR goes
+ * in its place, so that the server's call fails now rather than at its
+ * timeout with a backward credit held, and the dispatch function gets
+ * FALSE. A reply for a connection gone since the call came is not sent
  * (FALSE).
  */
 static bool_t ct_bc_reply(SVCXPRT *xprt, struct rpc_msg *msg)
@@ -2152,11 +2226,12 @@ static bool_t ct_bc_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 	struct ct *ct = bc->ct;
 	struct rpcrdma_ep *ep = NULL;
 	struct rpcrdma_msg m;
+	struct rpc_msg e;
 	uint32_t send_max;
 	struct iovec iov;
 	uint8_t *buf;
 	size_t hlen;
-	bool ok;
+	bool ok, sent = false;
 	XDR x;
 
 	if (!bc->cur || bc->replied)
@@ -2188,22 +2263,37 @@ static bool_t ct_bc_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 			      send_max - RPCRDMA_HDR_MIN, XDR_ENCODE);
 		msg->rm_xid = bc->xid;
 		ok = xprt_reply_encode(xprt, &x, msg);
-		if (ok) {
+		sent = ok;
+		if (!ok) {
+			RPCRDMA_STAT_ADD(ep, bc_replies_too_big, 1);
+			XDR_DESTROY(&x);
+			xdrmem_create(&x, (char *)buf + RPCRDMA_HDR_MIN,
+				      send_max - RPCRDMA_HDR_MIN, XDR_ENCODE);
+			memset(&e, 0, sizeof(e));
+			e.rm_xid = bc->xid;
+			e.rm_direction = REPLY;
+			e.rm_reply.rp_stat = MSG_ACCEPTED;
+			e.acpted_rply.ar_verf = xprt->xp_verf;
+			e.acpted_rply.ar_stat = SYSTEM_ERR;
+			sent = xprt_reply_encode(xprt, &x, &e);
+		}
+		if (sent) {
 			rpcrdma_msg_init(&m, bc->xid, RPCRDMA_BC_CREDITS,
 					 RPCRDMA_MSG);
-			ok = !rpcrdma_hdr_encode(&m, buf, RPCRDMA_HDR_MIN,
-						 &hlen);
+			sent = !rpcrdma_hdr_encode(&m, buf, RPCRDMA_HDR_MIN,
+						   &hlen);
 		}
-		if (ok) {
+		if (sent) {
 			iov.iov_base = buf;
 			iov.iov_len = RPCRDMA_HDR_MIN + XDR_GETPOS(&x);
-			ok = rpcrdma_ep_send(ep, &iov, 1, 0) == 0;
+			sent = rpcrdma_ep_send(ep, &iov, 1, 0) == 0;
 		}
 		XDR_DESTROY(&x);
 	}
+	ok = ok && sent;
 	free(buf);
 	pthread_mutex_lock(&ct->lock);
-	if (ok) {
+	if (sent) {
 		RPCRDMA_STAT_SET(ep, bc_credits_granted, RPCRDMA_BC_CREDITS);
 	} else {
 		RPCRDMA_STAT_ADD(ep, bc_replies_sent, (uint64_t)-1);

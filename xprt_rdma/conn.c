@@ -171,13 +171,22 @@ out_free:
  * effect: rdma_get_devices opens a context of every other device, as it
  * does for any caller.
  */
+/* librdmacm rereads the device list and closes its contexts of devices
+ * gone that no cm_id of the process uses (ep_device_gone). */
+static void ep_devices_resync(void)
+{
+	struct ibv_context **cl = rdma_get_devices(NULL);
+
+	if (cl)
+		rdma_free_devices(cl);
+}
+
 static void ep_device_gone(struct ibv_device *dev)
 {
 	uint64_t deadline = ep_now_ms() + EP_GONE_WAIT_MS;
 
 	for (;;) {
 		struct ibv_device **l = ibv_get_device_list(NULL);
-		struct ibv_context **cl;
 		bool listed = false;
 
 		for (int i = 0; l && l[i]; i++)
@@ -185,9 +194,7 @@ static void ep_device_gone(struct ibv_device *dev)
 		if (l)
 			ibv_free_device_list(l);
 		if (!listed) {
-			cl = rdma_get_devices(NULL);
-			if (cl)
-				rdma_free_devices(cl);
+			ep_devices_resync();
 			return;
 		}
 		if (ep_now_ms() >= deadline)
@@ -206,6 +213,7 @@ static void ep_free(struct rpcrdma_ep *ep)
 	struct ibv_device *gone = ep->dev_removed && ep->id && ep->id->verbs ?
 					  ep->id->verbs->device :
 					  NULL;
+	struct ep_sigpipe g;
 
 	if (ep->conn_count) {
 		__atomic_sub_fetch(&ep->conn_count->live, 1, __ATOMIC_RELEASE);
@@ -218,6 +226,9 @@ static void ep_free(struct rpcrdma_ep *ep)
 		close(ep->kickfd);
 	if (ep->stallfd >= 0)
 		close(ep->stallfd);
+	/* On iWARP, destroying the QP and the id may send (an MPA reject,
+	 * a FIN) from this thread: under the guard of ep.h. */
+	ep_sigpipe_hold(ep->iwarp, &g);
 	if (ep->qp)
 		rdma_destroy_qp(ep->id);
 	if (ep->cq)
@@ -234,6 +245,7 @@ static void ep_free(struct rpcrdma_ep *ep)
 		rdma_destroy_id(ep->id);
 	if (ep->cm_ch)
 		rdma_destroy_event_channel(ep->cm_ch);
+	ep_sigpipe_release(&g);
 	if (gone)
 		ep_device_gone(gone);
 	free(ep->tx_seq);
@@ -290,6 +302,7 @@ static int ep_setup(struct rpcrdma_ep *ep, struct rdma_cm_id *id)
 
 	if (!id->verbs)
 		return -ENODEV;
+	ep->iwarp = id->verbs->device->transport_type == IBV_TRANSPORT_IWARP;
 	if (ibv_query_device(id->verbs, &attr))
 		return neg_errno(EIO);
 	if (ibv_query_port(id->verbs, id->port_num, &pattr) == 0 &&
@@ -525,7 +538,9 @@ int rpcrdma_ep_connect(const struct sockaddr *dst, const struct sockaddr *src,
 	uint8_t peer_pd[256];
 	size_t peer_len = 0;
 	struct rpcrdma_ep *ep;
+	struct ep_sigpipe g;
 	uint64_t deadline, end;
+	bool resolving = false;
 	int tmo, ret;
 
 	if (!dst || !o || !out)
@@ -552,6 +567,7 @@ int rpcrdma_ep_connect(const struct sockaddr *dst, const struct sockaddr *src,
 	 * timeout event arrive before we give up on it. */
 	end = ep_now_ms() + (uint64_t)tmo;
 	deadline = end + CONNECT_GRACE_MS;
+	resolving = true;
 	if (rdma_resolve_addr(ep->id, (struct sockaddr *)src,
 			      (struct sockaddr *)dst, ms_until(end))) {
 		ret = neg_errno(EHOSTUNREACH);
@@ -560,6 +576,7 @@ int rpcrdma_ep_connect(const struct sockaddr *dst, const struct sockaddr *src,
 	ret = cm_expect(ep, RDMA_CM_EVENT_ADDR_RESOLVED, deadline);
 	if (ret)
 		goto out_free;
+	resolving = false;
 
 	if (rdma_resolve_route(ep->id, ms_until(end))) {
 		ret = neg_errno(EHOSTUNREACH);
@@ -600,10 +617,11 @@ int rpcrdma_ep_connect(const struct sockaddr *dst, const struct sockaddr *src,
 	 * RFC 8166 section 3.3.1), so an RNR means a broken peer. */
 	cp.rnr_retry_count = 0;
 
-	if (rdma_connect(ep->id, &cp)) {
-		ret = neg_errno(ECONNREFUSED);
+	ep_sigpipe_hold(ep->iwarp, &g);
+	ret = rdma_connect(ep->id, &cp) ? neg_errno(ECONNREFUSED) : 0;
+	ep_sigpipe_release(&g);
+	if (ret)
 		goto out_free;
-	}
 	ret = cm_wait(ep->cm_ch, deadline, &ev);
 	if (ret)
 		goto out_free;
@@ -642,6 +660,15 @@ int rpcrdma_ep_connect(const struct sockaddr *dst, const struct sockaddr *src,
 
 out_free:
 	ep_free(ep);
+	/*
+	 * No device for the addresses: one may have been removed while no
+	 * cm_id of ours was on it to get RDMA_CM_EVENT_DEVICE_REMOVAL (on
+	 * siw the connection can end before that event), and librdmacm would
+	 * keep its context of it open, the kernel's unregister waiting on it
+	 * (ep_device_gone). Failed resolutions resync, off the fast path.
+	 */
+	if (resolving)
+		ep_devices_resync();
 	return ret;
 }
 
@@ -727,6 +754,18 @@ static bool pending_has(struct rpcrdma_listener *l, struct rpcrdma_ep *ep)
 	return false;
 }
 
+/* rdma_reject under the SIGPIPE guard of ep.h (the id may have no
+ * endpoint yet). */
+static void id_reject(struct rdma_cm_id *id)
+{
+	struct ep_sigpipe g;
+
+	ep_sigpipe_hold(id->verbs && id->verbs->device->transport_type ==
+				     IBV_TRANSPORT_IWARP, &g);
+	(void)rdma_reject(id, NULL, 0);
+	ep_sigpipe_release(&g);
+}
+
 /*
  * CONNECT_REQUEST: build the endpoint on the new id (with the listener's
  * options), settle the thresholds from the client's Private Data and
@@ -741,6 +780,7 @@ static int listener_conn_req(struct rpcrdma_listener *l, struct rdma_cm_id *id,
 	uint8_t pd[RPCRDMA_PVTDATA_LEN];
 	struct rpcrdma_pvtdata peer;
 	struct rpcrdma_ep *ep;
+	struct ep_sigpipe g;
 	bool peer_sent;
 	int ret;
 
@@ -750,13 +790,13 @@ static int listener_conn_req(struct rpcrdma_listener *l, struct rdma_cm_id *id,
 	    __atomic_load_n(&l->count->live, __ATOMIC_ACQUIRE) >=
 		    l->opts.max_conns) {
 		RPCRDMA_STAT_ADD(NULL, connections_refused, 1);
-		rdma_reject(id, NULL, 0);
+		id_reject(id);
 		rdma_destroy_id(id);
 		return -EMFILE;
 	}
 	ep = ep_alloc(&l->opts);
 	if (!ep) {
-		rdma_reject(id, NULL, 0);
+		id_reject(id);
 		rdma_destroy_id(id);
 		return -ENOMEM;
 	}
@@ -810,17 +850,18 @@ static int listener_conn_req(struct rpcrdma_listener *l, struct rdma_cm_id *id,
 	 * its connection rather than stalling the send queue (RFC 8166
 	 * section 3.3.1; the Linux client uses 0 too). */
 	cp.rnr_retry_count = 0;
-	if (rdma_accept(id, &cp)) {
-		ret = neg_errno(ECONNABORTED);
+	ep_sigpipe_hold(ep->iwarp, &g);
+	ret = rdma_accept(id, &cp) ? neg_errno(ECONNABORTED) : 0;
+	ep_sigpipe_release(&g);
+	if (ret)
 		goto out_reject;
-	}
 	ep->listener = l;
 	ep->next_pending = l->pending;
 	l->pending = ep;
 	return 0;
 
 out_reject:
-	rdma_reject(id, NULL, 0);
+	id_reject(id);
 	ep_free(ep);
 	return ret;
 }
@@ -853,6 +894,7 @@ static int listener_established(struct rpcrdma_listener *l,
 static void listener_device_gone(struct rpcrdma_listener *l)
 {
 	struct ibv_device *dev = l->id->verbs ? l->id->verbs->device : NULL;
+	struct ep_sigpipe g;
 
 	while (l->pending) {
 		struct rpcrdma_ep *ep = l->pending;
@@ -861,7 +903,9 @@ static void listener_device_gone(struct rpcrdma_listener *l)
 		ep_qp_to_error(ep->qp);
 		ep_free(ep);
 	}
+	ep_sigpipe_hold(true, &g);	/* as in rpcrdma_listener_destroy */
 	rdma_destroy_id(l->id);
+	ep_sigpipe_release(&g);
 	l->id = NULL;
 	if (dev)
 		ep_device_gone(dev);
@@ -951,18 +995,25 @@ int rpcrdma_listener_accept(struct rpcrdma_listener *l,
 
 void rpcrdma_listener_destroy(struct rpcrdma_listener *l)
 {
+	struct ep_sigpipe g;
+
 	if (!l)
 		return;
 	while (l->pending) {
 		struct rpcrdma_ep *ep = l->pending;
 
 		pending_remove(l, ep);
-		rdma_disconnect(ep->id);
+		ep_disconnect(ep);
 		ep_free(ep);
 	}
+	/* Requests not yet taken are rejected by the kernel from this
+	 * thread when the id and its channel go (an MPA reject on iWARP);
+	 * the listener may be on any device: always guarded. */
+	ep_sigpipe_hold(true, &g);
 	if (l->id)	/* NULL: its device was removed */
 		rdma_destroy_id(l->id);
 	rdma_destroy_event_channel(l->ch);
+	ep_sigpipe_release(&g);
 	conn_count_put(l->count);
 	free(l);
 }
@@ -989,7 +1040,7 @@ void ep_cm_events(struct rpcrdma_ep *ep)
 		case RDMA_CM_EVENT_REJECTED:
 			/* Moves the QP to error: posted receives flush onto
 			 * the CQ, the peer gets its DREP. */
-			rdma_disconnect(ep->id);
+			ep_disconnect(ep);
 			ep_mark_down(ep, -ENOTCONN);
 			break;
 		default:

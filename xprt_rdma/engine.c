@@ -11,7 +11,9 @@
  * CQ and rxq after arming it under the lock, so no completion is missed.
  */
 #include <errno.h>
+#include <signal.h>
 #include <poll.h>
+#include <sched.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -20,13 +22,17 @@
 
 #define EP_POLL_BATCH		16
 
-
-uint64_t ep_now_ms(void)
+static uint64_t ep_now_us(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+uint64_t ep_now_ms(void)
+{
+	return ep_now_us() / 1000u;
 }
 
 uint64_t ep_deadline_of(int timeout_ms)
@@ -167,8 +173,19 @@ static int ep_wc(struct rpcrdma_ep *ep, const struct ibv_wc *wc)
 		ep_mark_down(ep, wc_err(wc->status));
 		return 0;
 	}
-	if (wc->wr_id > ep->sq_done)
-		ep->sq_done = wc->wr_id;
+	/* Reads complete in order among themselves (the responder answers
+	 * them in order, RFC 5040 section 5.3 and IB's alike). */
+	while (ep->rdq_count && ep->rdq[ep->rdq_head] <= wc->wr_id &&
+	       wc->opcode == IBV_WC_RDMA_READ) {
+		ep->rdq_head = (ep->rdq_head + 1) % EP_MAX_RD_WINDOW;
+		ep->rdq_count--;
+	}
+	if (wc->wr_id > ep->sq_max)
+		ep->sq_max = wc->wr_id;
+	/* A Send or Write completed past a Read still waiting for its
+	 * response (iWARP, ep.h) retires nothing from that Read on. */
+	ep->sq_done = ep->rdq_count && ep->rdq[ep->rdq_head] <= ep->sq_max ?
+		      ep->rdq[ep->rdq_head] - 1 : ep->sq_max;
 	tx_reclaim(ep);
 	return 0;
 }
@@ -220,8 +237,6 @@ static bool ep_arm(struct rpcrdma_ep *ep)
 	return ep_reap(ep) > 0;
 }
 
-/* Blocks (lock dropped) until the completion channel or the CM channel
- * has something, or the deadline. Returns false on timeout. */
 /*
  * Sleeps until a completion or CM event, or deadline (lock dropped
  * meanwhile). With woken, a client endpoint also wakes on
@@ -310,11 +325,28 @@ uint32_t rpcrdma_ep_rx_queued(const struct rpcrdma_ep *ep)
 	return __atomic_load_n(&ep->rxq_count, __ATOMIC_ACQUIRE);
 }
 
+uint32_t rpcrdma_ep_rx_queued_count(struct rpcrdma_ep *ep,
+				    bool (*pred)(const uint8_t *data,
+						 uint32_t len))
+{
+	uint32_t n = 0;
+
+	pthread_mutex_lock(&ep->lock);
+	for (uint32_t i = 0; i < ep->rxq_count; i++) {
+		uint32_t idx = ep->rxq[(ep->rxq_head + i) % ep->nrx];
+
+		n += pred(ep->rx_mem + (size_t)idx * ep->rx_size,
+			  ep->rx[idx].len);
+	}
+	pthread_mutex_unlock(&ep->lock);
+	return n;
+}
+
 void rpcrdma_ep_close(struct rpcrdma_ep *ep, int err)
 {
 	if (!ep || !ep->qp)
 		return;
-	rdma_disconnect(ep->id);
+	ep_disconnect(ep);
 	pthread_mutex_lock(&ep->lock);
 	ep_mark_down(ep, err < 0 ? err : -ENOTCONN);
 	pthread_mutex_unlock(&ep->lock);
@@ -362,11 +394,35 @@ static void rx_pop(struct rpcrdma_ep *ep, struct rpcrdma_rx *rx)
 	rx->priv = s;
 }
 
+/*
+ * Polls the CQ for up to the endpoint's poll_us (never past deadline)
+ * before the caller sleeps on the completion channel: a reply that comes
+ * meanwhile costs no interrupt, wake-up or task switch, which is most of
+ * a small call's latency (docs/performance.md); ib_send_lat polls all
+ * along. The lock is dropped between looks so that senders go on. Lock
+ * held; true when something arrived or the connection went.
+ */
+static bool ep_spin(struct rpcrdma_ep *ep, uint64_t deadline)
+{
+	uint64_t end = ep_now_us() + ep->opts.poll_us;
+
+	if (deadline != UINT64_MAX && deadline * 1000u < end)
+		end = deadline * 1000u;
+	do {
+		pthread_mutex_unlock(&ep->lock);
+		sched_yield();
+		pthread_mutex_lock(&ep->lock);
+		if (ep->rxq_count || ep_reap(ep) || !ep_is_up(ep))
+			return true;
+	} while (ep_now_us() < end);
+	return false;
+}
+
 int rpcrdma_ep_poll(struct rpcrdma_ep *ep, struct rpcrdma_rx *rx,
 		    int timeout_ms)
 {
 	uint64_t deadline = ep_deadline_of(timeout_ms);
-	bool woken = false;
+	bool woken = false, spun = false;
 	int ret;
 
 	pthread_mutex_lock(&ep->lock);
@@ -381,6 +437,13 @@ int rpcrdma_ep_poll(struct rpcrdma_ep *ep, struct rpcrdma_rx *rx,
 		if (!ep_is_up(ep)) {
 			ret = -ENOTCONN;
 			break;
+		}
+		/* A zero timeout asks only what is there (svc_run's
+		 * xp_recv): no polling. */
+		if (!spun && timeout_ms != 0 && ep->opts.poll_us) {
+			spun = true;
+			if (ep_spin(ep, deadline))
+				continue;
 		}
 		if (ep_arm(ep))
 			continue;
@@ -468,8 +531,18 @@ bool ep_sq_free(const struct rpcrdma_ep *ep, uint32_t n, bool tx)
 }
 
 /* Posts one SQ WR (sequence number assigned here). Lock held. */
+void ep_disconnect(struct rpcrdma_ep *ep)
+{
+	struct ep_sigpipe g;
+
+	ep_sigpipe_hold(ep->iwarp, &g);
+	(void)rdma_disconnect(ep->id);
+	ep_sigpipe_release(&g);
+}
+
 int ep_sq_post(struct rpcrdma_ep *ep, struct ibv_send_wr *wr, bool signal)
 {
+	struct ep_sigpipe g;
 	struct ibv_send_wr *bad;
 	uint64_t seq = ep->sq_seq + 1;
 	bool idle = ep->sq_seq == ep->sq_done;
@@ -477,10 +550,18 @@ int ep_sq_post(struct rpcrdma_ep *ep, struct ibv_send_wr *wr, bool signal)
 
 	if (seq - ep->sq_last_signaled >= ep->signal_every)
 		signal = true;
+	if (wr->opcode == IBV_WR_RDMA_READ) {
+		/* Its own completion retires it (ep.h, rdq). */
+		if (ep->rdq_count == ep_rd_depth(ep))
+			return -EAGAIN;
+		signal = true;
+	}
 	wr->wr_id = seq;
 	wr->next = NULL;
 	wr->send_flags = signal ? IBV_SEND_SIGNALED : 0;
+	ep_sigpipe_hold(ep->iwarp, &g);
 	ret = ibv_post_send(ep->qp, wr, &bad);
+	ep_sigpipe_release(&g);
 	if (ret) {
 		ep_count_errno(ep, ret);
 		return -ret;
@@ -488,6 +569,9 @@ int ep_sq_post(struct rpcrdma_ep *ep, struct ibv_send_wr *wr, bool signal)
 	ep->sq_seq = seq;
 	if (signal)
 		ep->sq_last_signaled = seq;
+	if (wr->opcode == IBV_WR_RDMA_READ)
+		ep->rdq[(ep->rdq_head + ep->rdq_count++) % EP_MAX_RD_WINDOW] =
+			seq;
 	if (ep->stallfd >= 0) {
 		/* The deadline runs from the first WR on an idle queue. */
 		if (idle)
@@ -546,6 +630,12 @@ int ep_tx_post(struct rpcrdma_ep *ep, const struct iovec *iov, int iovcnt,
 	if (inv_rkey) {
 		wr.opcode = IBV_WR_SEND_WITH_INV;
 		wr.invalidate_rkey = inv_rkey;
+		/* libsiw (rdma-core 44) takes the STag to invalidate from
+		 * wr.rdma.rkey, not invalidate_rkey: the peer was told to
+		 * invalidate STag 0 and ended the connection (TERMINATE,
+		 * "cannot invalidate"). Other providers ignore wr.rdma for
+		 * a Send. */
+		wr.wr.rdma.rkey = inv_rkey;
 	} else {
 		wr.opcode = IBV_WR_SEND;
 	}
@@ -606,7 +696,7 @@ static int seg_total(const struct rpcrdma_segment *segs, uint32_t nsegs,
 /*
  * Posts RDMA Read (read) or Write (!read) WRs moving local[0..len) to or
  * from the segments in order, at most one device message size per WR.
- * Reads keep at most initiator_depth in flight (each signaled); of the
+ * Reads keep at most ep_rd_depth in flight (each signaled); of the
  * Writes, the last is signaled (RC completes in order). Lock held.
  */
 static int ep_rdma(struct rpcrdma_ep *ep, bool read, uint8_t *local,
@@ -614,14 +704,10 @@ static int ep_rdma(struct rpcrdma_ep *ep, bool read, uint8_t *local,
 		   const struct rpcrdma_segment *segs, uint32_t nsegs,
 		   uint32_t *written, uint64_t deadline)
 {
-	uint64_t window[EP_MAX_RD_WINDOW];
-	uint32_t depth = ep->initiator_depth ? ep->initiator_depth : 1;
-	uint32_t wh = 0, wn = 0, i;
 	uint64_t done = 0, last = 0;
+	uint32_t i;
 	int ret;
 
-	if (depth > EP_MAX_RD_WINDOW)
-		depth = EP_MAX_RD_WINDOW;
 	for (i = 0; i < nsegs; i++) {
 		uint64_t seg_len = segs[i].length;
 		uint64_t off = 0;
@@ -640,14 +726,11 @@ static int ep_rdma(struct rpcrdma_ep *ep, bool read, uint8_t *local,
 			if (seg_len - off < chunk)
 				chunk = (uint32_t)(seg_len - off);
 			/* Reads: wait for the oldest when the window is full. */
-			while (read && wn == depth) {
-				ret = ep_sq_wait(ep, window[wh], deadline);
+			while (read && ep->rdq_count >= ep_rd_depth(ep)) {
+				ret = ep_sq_wait(ep, ep->rdq[ep->rdq_head],
+						 deadline);
 				if (ret)
 					return ret;
-				while (wn && window[wh] <= ep->sq_done) {
-					wh = (wh + 1) % EP_MAX_RD_WINDOW;
-					wn--;
-				}
 			}
 			ret = ep_sq_room(ep, 1, false, deadline);
 			if (ret)
@@ -666,10 +749,6 @@ static int ep_rdma(struct rpcrdma_ep *ep, bool read, uint8_t *local,
 			if (ret)
 				return ret;
 			last = ep->sq_seq;
-			if (read) {
-				window[(wh + wn) % EP_MAX_RD_WINDOW] = last;
-				wn++;
-			}
 			off += chunk;
 			done += chunk;
 		}
@@ -686,7 +765,7 @@ static int ep_transfer(struct rpcrdma_ep *ep, bool read, void *local,
 	uint64_t deadline = ep_deadline_of(timeout_ms);
 	uint64_t total;
 	struct ibv_mr *mr = NULL;
-	uint64_t moved;
+	uint64_t moved, seq0;
 	uint32_t i;
 	int ret;
 
@@ -709,16 +788,20 @@ static int ep_transfer(struct rpcrdma_ep *ep, bool read, void *local,
 		if (moved > SIZE_MAX)
 			return -EMSGSIZE;
 		mr = ibv_reg_mr(ep->pd, local, (size_t)moved,
-				read ? IBV_ACCESS_LOCAL_WRITE : 0);
+				ep_sink_access(ep, read));
 		if (!mr)
 			return errno > 0 ? -errno : -ENOMEM;
 	}
 
 	pthread_mutex_lock(&ep->lock);
+	seq0 = ep->sq_seq;
 	if (moved)
 		ret = ep_rdma(ep, read, local, moved, mr->lkey, segs, nsegs,
 			      written, deadline);
-	if (ret == -ETIMEDOUT)
+	/* Reads or Writes of ours still posted must not touch local once
+	 * mr goes: any failure after posting stops the QP first. */
+	if (ret == -ETIMEDOUT ||
+	    (ret && ep->sq_seq != seq0 && ep->sq_done < ep->sq_seq))
 		ep_abort(ep);
 	pthread_mutex_unlock(&ep->lock);
 	if (mr)

@@ -46,6 +46,8 @@ struct rpcrdma_ep_opts {
 				 * (0: 6; tests play a peer asking 7) */
 	bool no_read_resources;	/* client: answer no RDMA Read of the peer
 				 * (responder_resources 0; tests) */
+	uint32_t poll_us;	/* rpcrdma_ep_poll polls the CQ this long
+				 * before it sleeps on the channel (0) */
 };
 
 /* A received message; valid until rpcrdma_ep_rx_done(). */
@@ -115,6 +117,11 @@ uint32_t rpcrdma_ep_credits(const struct rpcrdma_ep *ep);
 int rpcrdma_ep_cm_fd(const struct rpcrdma_ep *ep);
 /* Received messages already queued, not yet handed out by poll. */
 uint32_t rpcrdma_ep_rx_queued(const struct rpcrdma_ep *ep);
+/* Of those, how many pred accepts (pred looks at the bytes only, under
+ * the endpoint's lock: it must be short and must not call the engine). */
+uint32_t rpcrdma_ep_rx_queued_count(struct rpcrdma_ep *ep,
+				    bool (*pred)(const uint8_t *data,
+						 uint32_t len));
 /* Closes the connection (DREQ to the peer, the QP to error) after a
  * fatal error of ours, err saying why; the endpoint stays valid until
  * rpcrdma_ep_destroy and poll returns -ENOTCONN from now on. */

@@ -17,6 +17,8 @@
 #define RPCRDMA_EP_H
 
 #include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <sys/uio.h>
 #include <rdma/rdma_cma.h>
 #include <infiniband/verbs.h>
@@ -48,6 +50,7 @@ struct rpcrdma_ep {
 	int kickfd;			/* eventfd: rpcrdma_ep_kick */
 	int stallfd;			/* timerfd: the send queue's deadline */
 	int8_t windows;			/* rpcrdma_ep_windows: -1 not known */
+	bool iwarp;			/* the device is iWARP (siw) */
 	bool stall_armed;
 	uint64_t sq_progress_ms;	/* sq_done last moved, or the first
 					 * WR went onto an idle send queue */
@@ -91,20 +94,27 @@ struct rpcrdma_ep {
 	uint32_t tx_head, tx_count;
 
 	/* Send queue accounting: work requests complete in order (RC), so a
-	 * signaled completion of sequence s retires every WR up to s. */
+	 * signaled completion of sequence s retires every WR up to s, with
+	 * one exception: iWARP completes a Send or Write when it is handed
+	 * to TCP, so siw reports one posted after an RDMA Read before the
+	 * Read, whose response is still to come. Every Read is signaled and
+	 * listed in rdq until its own completion; sq_done stops short of the
+	 * oldest listed. rdq is also the Read window both posting paths
+	 * (ep_rdma, xfer.c) keep within ep_rd_depth. */
 	uint32_t sq_depth, signal_every;
 	uint64_t sq_seq;		/* last posted */
 	uint64_t sq_done;		/* all up to here completed */
+	uint64_t sq_max;		/* highest completion seen */
 	uint64_t sq_last_signaled;
+	uint64_t rdq[EP_MAX_RD_WINDOW];	/* RDMA Reads posted, not completed */
+	uint32_t rdq_head, rdq_count;
 
 	/* Transfers (xfer.c): waiting to be posted (FIFO), posted (in
-	 * sequence order), done. RDMA Reads in flight, by sequence. */
+	 * sequence order), done. */
 	struct rpcrdma_xfer *xf_wait, *xf_wait_tail;
 	struct rpcrdma_xfer *xf_post, *xf_post_tail;
 	struct rpcrdma_xfer *xf_done, *xf_done_tail;
 	uint32_t xf_count;		/* started, not handed back */
-	uint64_t rd_seq[EP_MAX_RD_WINDOW];
-	uint32_t rd_head, rd_count;
 
 	/* Listener bookkeeping for not yet established connections. */
 	struct rpcrdma_listener *listener;
@@ -165,13 +175,89 @@ EP_HIDDEN void ep_stall_arm(struct rpcrdma_ep *ep);
 /* conn.c: handles this endpoint's own CM events without blocking. */
 EP_HIDDEN void ep_cm_events(struct rpcrdma_ep *ep);
 
+/*
+ * engine.c: siw sends from the calling thread through a kernel TCP socket
+ * without MSG_NOSIGNAL, in posts, in the TERMINATE a QP state change
+ * may send and in the MPA request, reply or reject that rdma_connect,
+ * rdma_accept and rdma_reject send (siw_cm.c, from the caller's thread):
+ * when the peer's connection is gone, TCP raises SIGPIPE on the
+ * caller, which would kill an application that never wrote to a pipe.
+ * Around such calls on an iWARP device SIGPIPE is held blocked, and one
+ * raised meanwhile is taken back (the call reports the error itself).
+ */
+struct ep_sigpipe {
+	sigset_t old;
+	bool held, was_pending;
+};
+
+static inline void ep_sigpipe_hold(bool on, struct ep_sigpipe *g)
+{
+	sigset_t pipe, pending;
+
+	g->held = false;
+	if (!on)
+		return;
+	sigemptyset(&pipe);
+	sigaddset(&pipe, SIGPIPE);
+	/* One pending before the call is the application's: left alone. */
+	g->was_pending = sigpending(&pending) == 0 &&
+			 sigismember(&pending, SIGPIPE);
+	g->held = pthread_sigmask(SIG_BLOCK, &pipe, &g->old) == 0;
+}
+
+static inline void ep_sigpipe_release(struct ep_sigpipe *g)
+{
+	const struct timespec zero = { 0, 0 };
+	sigset_t pipe, pending;
+
+	if (!g->held)
+		return;
+	sigemptyset(&pipe);
+	sigaddset(&pipe, SIGPIPE);
+	if (!g->was_pending && sigpending(&pending) == 0 &&
+	    sigismember(&pending, SIGPIPE))
+		(void)sigtimedwait(&pipe, NULL, &zero);
+	(void)pthread_sigmask(SIG_SETMASK, &g->old, NULL);
+}
+
+/* rdma_disconnect under that guard. */
+EP_HIDDEN void ep_disconnect(struct rpcrdma_ep *ep);
+
 /* Moves a QP to the error state: outstanding work requests flush, and
  * the hardware touches none of our memory after the flush completes. */
 static inline void ep_qp_to_error(struct ibv_qp *qp)
 {
 	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
+	struct ep_sigpipe g;
 
+	ep_sigpipe_hold(qp->context->device->transport_type ==
+				IBV_TRANSPORT_IWARP, &g);
 	ibv_modify_qp(qp, &a, IBV_QP_STATE);
+	ep_sigpipe_release(&g);
+}
+
+/*
+ * Access for the local memory of our RDMA Reads (read) or Writes: an
+ * iWARP Read Response is a tagged message placed through the sink STag
+ * the Read Request carried, so iWARP wants the sink registered for remote
+ * write (RFC 5040 section 4.4; the kernel's rdma_rw does the same; siw
+ * alone does not check it). The peer learns that STag from the request.
+ */
+static inline int ep_sink_access(const struct rpcrdma_ep *ep, bool read)
+{
+	if (!read)
+		return 0;
+	return IBV_ACCESS_LOCAL_WRITE |
+	       (ep->iwarp ? IBV_ACCESS_REMOTE_WRITE : 0);
+}
+
+/* RDMA Reads we may have in flight: what the peer agreed to answer at
+ * once (initiator_depth), within the rdq ring. */
+static inline uint32_t ep_rd_depth(const struct rpcrdma_ep *ep)
+{
+	uint32_t d = ep->initiator_depth ? ep->initiator_depth : 1;
+
+	return d > EP_MAX_RD_WINDOW ? EP_MAX_RD_WINDOW : d;
 }
 
 #endif /* RPCRDMA_EP_H */

@@ -22,6 +22,9 @@
  * asked for more (its REQ's retry count binds our QP, and rxe reads 7 as
  * forever). */
 #define OPTS_DEFAULT_STALL_MS	15000u
+/* A tenth of a second of polling per wait is already far past any round
+ * trip worth polling for. */
+#define OPTS_MAX_POLL_US	100000u
 
 void rpcrdma_opts_default(struct rpcrdma_opts *o)
 {
@@ -85,6 +88,8 @@ void rpcrdma_opts_from_env(struct rpcrdma_opts *o)
 					       1u << 30, o->ddp_threshold);
 	o->zc_threshold = (uint32_t)env_ulong("RPCRDMA_ZC_THRESHOLD", 0,
 					      1u << 30, o->zc_threshold);
+	o->poll_us = (uint32_t)env_ulong("RPCRDMA_POLL_US", 0,
+					 OPTS_MAX_POLL_US, o->poll_us);
 }
 
 /* RFC 8797 section 4: sizes travel as KiB - 1, so only whole KiB count. */
@@ -111,6 +116,8 @@ int rpcrdma_opts_to_ep(const struct rpcrdma_opts *o, struct rpcrdma_ep_opts *eo)
 	eo->timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : OPTS_DEFAULT_TIMEOUT_MS;
 	eo->max_conns = o->max_conns;
 	eo->stall_ms = o->stall_ms;
+	eo->poll_us = o->poll_us < OPTS_MAX_POLL_US ? o->poll_us :
+						    OPTS_MAX_POLL_US;
 	return 0;
 }
 

@@ -124,6 +124,8 @@ struct conn_bc {
 	struct rpcrdma_ep *ep;		/* likewise */
 	uint32_t senders;		/* threads sending on ep, unlocked */
 	bool dead;
+	bool close_wanted;		/* atomic: bc_abandoned asks the thread
+					 * serving c to close it */
 	bool in_dispatch;		/* disp_thread runs a dispatch of c */
 	pthread_t disp_thread;
 	uint32_t next_xid;
@@ -327,6 +329,13 @@ static void conn_close_pending(struct svc_conn *c)
 {
 	int err = c->close_err;
 
+	/* Every backward credit is held by abandoned callbacks
+	 * (bc_abandoned): a load, no lock, per round. */
+	if (!c->dead &&
+	    __atomic_load_n(&c->bc->close_wanted, __ATOMIC_ACQUIRE)) {
+		conn_fail(c, -ETIMEDOUT);
+		return;
+	}
 	if (err) {
 		c->close_err = 0;
 		rpcrdma_ep_close(c->ep, err);
@@ -865,18 +874,6 @@ static void bc_kill(struct conn_bc *bc)
 	pthread_mutex_unlock(&bc->lock);
 }
 
-/* Backward calls outstanding: their replies may sit in the receive
- * queue besides the forward calls (RFC 8167 section 3.3.2). */
-static uint32_t bc_outstanding(struct conn_bc *bc)
-{
-	uint32_t n;
-
-	pthread_mutex_lock(&bc->lock);
-	n = bc->cr.inflight;
-	pthread_mutex_unlock(&bc->lock);
-	return n;
-}
-
 /* The thread serving c is now in (or out of) a dispatch function. */
 static void bc_dispatching(struct svc_conn *c, bool on)
 {
@@ -892,91 +889,205 @@ static void bc_dispatching(struct svc_conn *c, bool on)
 }
 
 /*
- * A backward reply (RFC 8167 section 4.2: RDMA_MSG, every chunk list
- * empty, the RPC reply inline) goes to its callback call by XID, and its
- * rdma_credit is the client's backward grant (section 3.1); a forward
- * call never has msg_type REPLY. True when rx was one (then consumed).
+ * The shape of an answer to a backward call. A reply (RFC 8167 section
+ * 4.2): RDMA_MSG of version 1, all three chunk lists empty, an RPC
+ * message of msg_type REPLY inline. Or an RDMA_ERROR of version 1: only
+ * a responder sends one (RFC 8166 section 5), and the client is ours
+ * only in the backward direction. A forward call has neither shape.
  */
-static bool conn_take_bc_reply(struct svc_conn *c, struct rpcrdma_rx *rx)
+static bool msg_is_bc_answer(const uint8_t *data, uint32_t len)
 {
-	struct rpcrdma_msg *m = &c->bchdr;
-	struct conn_bc *bc = c->bc;
-	struct bc_slot *s = NULL;
-	uint32_t w[8];
-	size_t hlen;
-	uint64_t len;
+	uint32_t w[RPCRDMA_HDR_MIN / 4 + 2];
 
-	/* Cheap look first: forward calls pay no second decode. */
-	if (rx->len < RPCRDMA_HDR_MIN + 8)
+	if (len < RPCRDMA_HDR_FIXED)
 		return false;
-	memcpy(w, rx->data, sizeof(w));
-	if (ntohl(w[3]) != RPCRDMA_MSG || w[4] || w[5] || w[6] ||
-	    ntohl(w[1]) != RPCRDMA_VERSION)
+	memcpy(w, data, RPCRDMA_HDR_FIXED);
+	if (ntohl(w[1]) != RPCRDMA_VERSION)
 		return false;
-	memcpy(w, rx->data + RPCRDMA_HDR_MIN, 8);
-	if (ntohl(w[1]) != REPLY)
+	if (ntohl(w[3]) == RPCRDMA_ERROR)
+		return true;
+	if (len < sizeof(w))
 		return false;
-	if (rpcrdma_hdr_decode(rx->data, rx->len, &c->lim, m, &hlen) !=
-	    RPCRDMA_HDR_OK || hlen != RPCRDMA_HDR_MIN)
-		return false;
-	STAT_INC(c, recv_msg);
-	pthread_mutex_lock(&bc->lock);
-	for (uint32_t i = 0; i < RPCRDMA_BC_CREDITS && !s; i++)
+	memcpy(w, data, sizeof(w));
+	return ntohl(w[3]) == RPCRDMA_MSG && !w[4] && !w[5] && !w[6] &&
+	       ntohl(w[RPCRDMA_HDR_MIN / 4 + 1]) == REPLY;
+}
+
+/* The backward call waiting for xid, or abandoned by its caller, or NULL
+ * (bc->lock held). */
+static struct bc_slot *bc_slot_by_xid(struct conn_bc *bc, uint32_t xid)
+{
+	for (uint32_t i = 0; i < RPCRDMA_BC_CREDITS; i++)
 		if ((bc->slots[i].state == BC_WAITING ||
 		     bc->slots[i].state == BC_ABANDONED) &&
-		    bc->slots[i].xid == m->xid)
-			s = &bc->slots[i];
+		    bc->slots[i].xid == xid)
+			return &bc->slots[i];
+	return NULL;
+}
+
+/* s has its answer: 0 with len bytes of reply at data, or an error for
+ * its caller (bc_err_stat); an abandoned call just frees its credit
+ * (bc->lock held). */
+static void bc_slot_answered(struct conn_bc *bc, struct bc_slot *s, int err,
+			     const uint8_t *data, uint32_t len)
+{
+	if (s->state == BC_ABANDONED) {
+		s->state = BC_FREE;
+		rpcrdma_req_credits_put(&bc->cr);
+	} else {
+		if (!err)
+			memcpy(s->buf, data, len);
+		s->len = err ? 0 : len;
+		s->err = err;
+		s->state = BC_DONE;
+	}
+	bc_count_inflight(bc);
+	pthread_cond_broadcast(&bc->cv);
+}
+
+/*
+ * What a backward call's caller sees for s->err: the connection went
+ * (RPC_CANTRECV); RDMA_ERROR, a permanent error (RFC 8166 section 4.5),
+ * as the forward CLIENT reports it (ERR_VERS: RPC_SYSTEMERROR,
+ * EPROTONOSUPPORT; ERR_CHUNK: RPC_CANTDECODEARGS, EBADMSG); a reply that
+ * cannot be taken (RPC_CANTDECODERES).
+ */
+static enum clnt_stat bc_err_stat(int err, int *eno)
+{
+	switch (err) {
+	case -ENOTCONN:
+		*eno = ENOTCONN;
+		return RPC_CANTRECV;
+	case -EPROTONOSUPPORT:
+		*eno = EPROTONOSUPPORT;
+		return RPC_SYSTEMERROR;
+	case -EREMOTEIO:
+		*eno = EBADMSG;
+		return RPC_CANTDECODEARGS;
+	default:
+		*eno = -err;
+		return RPC_CANTDECODERES;
+	}
+}
+
+/* An RDMA_ERROR from the client: counted, and it fails the backward call
+ * it names; never answered (RFC 8166 section 5). */
+static void conn_take_bc_error(struct svc_conn *c, const struct rpcrdma_msg *m)
+{
+	struct conn_bc *bc = c->bc;
+	struct bc_slot *s;
+
+	conn_count_error_recv(c, m);
+	pthread_mutex_lock(&bc->lock);
+	s = bc_slot_by_xid(bc, m->xid);
 	if (!s) {
 		STAT_INC(c, replies_unmatched);
 	} else {
+		/* Its grant counts as a reply's does, as the forward
+		 * CLIENT takes an RDMA_ERROR's. */
 		rpcrdma_req_credits_update(&bc->cr, m->credits);
 		RPCRDMA_STAT_SET(c->ep, bc_credits_granted, bc->cr.granted);
-		STAT_INC(c, bc_replies_recv);
-		len = rx->len - hlen;
-		if (s->state == BC_ABANDONED) {
-			s->state = BC_FREE;
-			rpcrdma_req_credits_put(&bc->cr);
-		} else if (len > rpcrdma_ep_inline(c->ep)->recv_max) {
-			s->err = -EBADMSG;
-			s->state = BC_DONE;
-		} else {
-			memcpy(s->buf, rx->data + hlen, (size_t)len);
-			s->len = (uint32_t)len;
-			s->err = 0;
-			s->state = BC_DONE;
-		}
-		bc_count_inflight(bc);
-		pthread_cond_broadcast(&bc->cv);
+		bc_slot_answered(bc, s,
+				 m->err == RPCRDMA_ERR_VERS ? -EPROTONOSUPPORT :
+							      -EREMOTEIO,
+				 NULL, 0);
 	}
 	pthread_mutex_unlock(&bc->lock);
+}
+
+/*
+ * An answer to a backward call (msg_is_bc_answer) goes to its call by
+ * XID; a reply's rdma_credit is the client's backward grant (RFC 8167
+ * section 3.1). True when rx was one (then consumed): it is never taken
+ * for a forward call.
+ */
+static bool conn_take_bc_answer(struct svc_conn *c, struct rpcrdma_rx *rx)
+{
+	struct rpcrdma_msg *m = &c->bchdr;
+	struct conn_bc *bc = c->bc;
+	struct bc_slot *s;
+	uint32_t xid, len;
+	size_t hlen;
+	int err = 0;
+
+	/* Cheap look first: forward calls pay no second decode. */
+	if (!msg_is_bc_answer(rx->data, rx->len))
+		return false;
+	if (rpcrdma_hdr_decode(rx->data, rx->len, &c->lim, m, &hlen) !=
+	    RPCRDMA_HDR_OK) {
+		/* Never answered: it may be an RDMA_ERROR (section 5). */
+		STAT_INC(c, bad_headers);
+		goto done;
+	}
+	if (m->proc == RPCRDMA_ERROR) {
+		conn_take_bc_error(c, m);
+		goto done;
+	}
+	STAT_INC(c, recv_msg);
+	/* RFC 8166 section 4.2.1: rdma_xid repeats the RPC XID. A reply
+	 * saying otherwise fails the call its rdma_xid names, if any: its
+	 * results cannot be trusted to be that call's. */
+	memcpy(&xid, rx->data + hlen, sizeof(xid));
+	if (ntohl(xid) != m->xid) {
+		STAT_INC(c, xid_mismatches);
+		err = -EBADMSG;
+	}
+	len = rx->len - (uint32_t)hlen;
+	if (!err && len > rpcrdma_ep_inline(c->ep)->recv_max)
+		err = -EMSGSIZE;
+	pthread_mutex_lock(&bc->lock);
+	s = bc_slot_by_xid(bc, m->xid);
+	if (!s) {
+		if (!err || err == -EMSGSIZE)
+			STAT_INC(c, replies_unmatched);
+	} else {
+		if (!err) {
+			rpcrdma_req_credits_update(&bc->cr, m->credits);
+			RPCRDMA_STAT_SET(c->ep, bc_credits_granted,
+					 bc->cr.granted);
+			STAT_INC(c, bc_replies_recv);
+		}
+		bc_slot_answered(bc, s, err, rx->data + hlen, len);
+	}
+	pthread_mutex_unlock(&bc->lock);
+done:
 	rpcrdma_ep_rx_done(c->ep, rx);
 	return true;
 }
 
 static void call_take(struct svc_call *k);
 
+/* Queued messages that are not answers to backward calls: forward
+ * calls. */
+static bool msg_is_not_bc_answer(const uint8_t *data, uint32_t len)
+{
+	return !msg_is_bc_answer(data, len);
+}
+
 /*
- * One received message: a backward reply, or a forward call taken into a
- * free context (one is free: the caller checked). False when the client
- * has more forward calls outstanding than ever granted (RFC 8166 section
- * 3.3.1): every message queued behind this one was sent before our reply
- * to it; backward replies may be queued too, one per backward call
- * outstanding. The connection is then closed.
+ * One received message: an answer to a backward call, or a forward call
+ * taken into a free context (one is free: the caller checked). False when
+ * the client has more forward calls outstanding than ever granted (RFC
+ * 8166 section 3.3.1): every call queued behind this one was sent before
+ * our reply to it. Answers to backward calls queued beside them are not
+ * calls (RFC 8167 section 3.3): they are told apart only when the bound
+ * is passed, by a second look at the queue. The connection is then
+ * closed.
  */
 static bool conn_take_msg(struct svc_conn *c, struct rpcrdma_rx *rx)
 {
 	struct svc_call *k;
 	uint32_t held, bound;
 
-	if (conn_take_bc_reply(c, rx))
+	if (conn_take_bc_answer(c, rx))
 		return true;
 	held = c->active + 1 + rpcrdma_ep_rx_queued(c->ep);
 	bound = c->grant_max ? c->grant_max : rpcrdma_ep_credits(c->ep);
 
-	/* The backward calls outstanding (their replies may be queued) are
-	 * read under their lock only when the forward bound alone is passed:
-	 * not once per call. */
-	if (held > bound && held > bound + bc_outstanding(c->bc)) {
+	if (held > bound &&
+	    c->active + 1 + rpcrdma_ep_rx_queued_count(c->ep,
+						       msg_is_not_bc_answer) >
+		    bound) {
 		STAT_INC(c, credit_overruns);
 		rpcrdma_ep_rx_done(c->ep, rx);
 		conn_fail(c, -EPROTO);
@@ -1069,6 +1180,35 @@ static void bc_slot_free(struct conn_bc *bc, struct bc_slot *s)
 	rpcrdma_req_credits_put(&bc->cr);
 	bc_count_inflight(bc);
 	pthread_cond_broadcast(&bc->cv);
+}
+
+/*
+ * A backward call was just abandoned (bc->lock held, bc->ep live). Its
+ * credit stays taken: only its reply may give it back (RFC 8167 section
+ * 3.1 counts backward credits as RFC 8166 section 3.3.1 counts forward
+ * ones, and a reply may still come). When every call outstanding is
+ * abandoned and they hold all the client's grant, no callback can ever be
+ * sent on this connection again unless the client answers after all. As
+ * the forward requester does in that state (clnt_rdma.c, ct_get_slot),
+ * and the Linux requester on any timeout, the connection is closed: its
+ * credits come back with a new connection (the client's next forward call
+ * reconnects) and later callbacks fail at once (RPC_CANTSEND, ENOTCONN)
+ * instead of each waiting out its timeout for a credit. The close is left
+ * to the thread serving the connection (conn_close_pending), which alone
+ * touches its fields: the endpoint's fd is made readable for it.
+ */
+static void bc_abandoned(struct conn_bc *bc)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < RPCRDMA_BC_CREDITS; i++)
+		n += bc->slots[i].state == BC_ABANDONED;
+	if (bc->dead || !bc->ep || n != bc->cr.inflight || n < bc->cr.granted)
+		return;
+	RPCRDMA_STAT_ADD(bc->ep, bc_abandoned_closes, 1);
+	__atomic_store_n(&bc->close_wanted, true, __ATOMIC_RELEASE);
+	rpcrdma_ep_kick(bc->ep);
+	bc_kill_locked(bc);
 }
 
 /* Encodes the backward call behind room for its transport header. */
@@ -1237,12 +1377,12 @@ static enum clnt_stat cbc_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 			 * comes or the connection goes. */
 			s->state = BC_ABANDONED;
 			st = RPC_TIMEDOUT;
+			bc_abandoned(bc);
 			goto out_unlock;
 		}
 	}
 	if (s->err) {
-		st = s->err == -ENOTCONN ? RPC_CANTRECV : RPC_CANTDECODERES;
-		e = -s->err;
+		st = bc_err_stat(s->err, &e);
 		bc_slot_free(bc, s);
 		goto out_unlock;
 	}
@@ -1956,6 +2096,7 @@ SVCXPRT *svc_rdma_create(const char *addr, const struct rpcrdma_opts *opts)
 	}
 	/* RFC 8167 section 3.3.2: receives for backward replies. */
 	eo.bc_credits = RPCRDMA_BC_CREDITS;
+	eo.poll_us = 0;		/* a client's option: svc_run sleeps in poll */
 	rc = parse_addr(addr, lsn->opts.port ? lsn->opts.port :
 			(uint16_t)RPCRDMA_NFS_PORT, &ss);
 	if (rc)

@@ -72,22 +72,6 @@ static void xf_finish(struct rpcrdma_ep *ep, struct rpcrdma_xfer *x, int st)
 	xf_append(&ep->xf_done, &ep->xf_done_tail, x);
 }
 
-/* Reads in flight that have completed leave the window. */
-static void rd_retire(struct rpcrdma_ep *ep)
-{
-	while (ep->rd_count && ep->rd_seq[ep->rd_head] <= ep->sq_done) {
-		ep->rd_head = (ep->rd_head + 1) % EP_MAX_RD_WINDOW;
-		ep->rd_count--;
-	}
-}
-
-static uint32_t rd_depth(const struct rpcrdma_ep *ep)
-{
-	uint32_t d = ep->initiator_depth ? ep->initiator_depth : 1;
-
-	return d > EP_MAX_RD_WINDOW ? EP_MAX_RD_WINDOW : d;
-}
-
 /* Parts to post: the caller's, or parts[0] filled from segs at start. */
 static uint32_t xf_nparts(const struct rpcrdma_xfer *x)
 {
@@ -135,11 +119,8 @@ static int xf_post_some(struct rpcrdma_ep *ep, struct rpcrdma_xfer *x)
 			chunk = ep->max_msg_sz;
 		if (!ep_sq_free(ep, 1, false))
 			return 0;
-		if (x->read) {
-			rd_retire(ep);
-			if (ep->rd_count >= rd_depth(ep))
-				return 0;
-		}
+		if (x->read && ep->rdq_count >= ep_rd_depth(ep))
+			return 0;
 		memset(&wr, 0, sizeof(wr));
 		sge.addr = (uint64_t)(uintptr_t)x->local + p->off + x->posted;
 		sge.length = (uint32_t)chunk;
@@ -155,12 +136,8 @@ static int xf_post_some(struct rpcrdma_ep *ep, struct rpcrdma_xfer *x)
 		ret = ep_sq_post(ep, &wr, x->read || (last && !x->send_cnt));
 		if (ret)
 			return ret;
-		if (x->read) {
-			ep->rd_seq[(ep->rd_head + ep->rd_count) %
-				   EP_MAX_RD_WINDOW] = ep->sq_seq;
-			ep->rd_count++;
-			RPCRDMA_STAT_MAX(ep, reads_inflight_peak, ep->rd_count);
-		}
+		if (x->read)
+			RPCRDMA_STAT_MAX(ep, reads_inflight_peak, ep->rdq_count);
 		x->last_seq = ep->sq_seq;
 		x->seg_off += chunk;
 		x->posted += chunk;
@@ -227,7 +204,7 @@ void rpcrdma_ep_check_stall(struct rpcrdma_ep *ep)
 	RPCRDMA_STAT_ADD(ep, transfer_stalls, 1);
 	ep_qp_to_error(ep->qp);
 	ep_mark_down(ep, -ETIMEDOUT);
-	(void)rdma_disconnect(ep->id);
+	ep_disconnect(ep);
 	ep_xfer_progress(ep);
 	stall_disarm(ep);
 out:
@@ -319,7 +296,7 @@ int rpcrdma_ep_xfer_start(struct rpcrdma_ep *ep, struct rpcrdma_xfer *x)
 	x->mr = NULL;
 	if (x->len) {
 		x->mr = ibv_reg_mr(ep->pd, x->local, (size_t)x->len,
-				   x->read ? IBV_ACCESS_LOCAL_WRITE : 0);
+				   ep_sink_access(ep, x->read));
 		if (!x->mr) {
 			int err = errno > 0 ? errno : ENOMEM;
 

@@ -69,6 +69,11 @@ struct rpcrdma_opts {
 				 * XDR routine must encode it from memory
 				 * that outlives clnt_call, as the arguments
 				 * are. RPCRDMA_ZC_THRESHOLD, 1 MiB; 0: copy */
+	uint32_t poll_us;	/* client: a caller waiting for its reply
+				 * polls the completion queue this many
+				 * microseconds before it sleeps (0: sleeps
+				 * at once, the default; at most 100000):
+				 * lower latency for a core's time */
 };
 #define RPCRDMA_ZC_THRESHOLD	(1u << 20)
 #define RPCRDMA_CALL_MAX	(1u << 30)	/* a client's largest call */
@@ -230,8 +235,10 @@ int rpcrdma_svc_limits(SVCXPRT *xprt, struct rpcrdma_svc_limits *out);
  * caller of clnt_call does and runs the dispatch functions, one backward
  * call at a time; a dispatch function may call clnt_call on cl (or any
  * other CLIENT). Another program or version answers PROG_UNAVAIL or
- * PROG_MISMATCH; without any registration backward calls are dropped
- * (RFC 8167 section 5: counted, replies_unmatched and bc_calls_dropped).
+ * PROG_MISMATCH; without any registration backward calls are answered
+ * PROG_UNAVAIL too. A reply larger than the server's inline receive
+ * threshold is answered SYSTEM_ERR in its place (svc_sendreply returns
+ * false; counter bc_replies_too_big).
  * false: cl not an RDMA CLIENT, or no memory or thread.
  */
 bool rpcrdma_clnt_svc_reg(CLIENT *cl, rpcprog_t prog, rpcvers_t vers,

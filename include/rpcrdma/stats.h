@@ -60,9 +60,8 @@ struct rpcrdma_stats {
 	 * and the thread was replaced. */
 	uint64_t cred_changes;
 	/* Requester: well-formed messages dropped because no call of ours
-	 * matches them (an unknown or finished XID, a backward-direction
-	 * call when no backward service is registered, RFC 8167): they
-	 * change neither the grant nor any call. */
+	 * matches them (an unknown or finished XID): they change neither
+	 * the grant nor any call. */
 	uint64_t replies_unmatched;
 	/* Requester: read chunks exposed from the caller's memory, not
 	 * copied (opts.zc_threshold). */
@@ -76,8 +75,9 @@ struct rpcrdma_stats {
 	/* Backward direction (RFC 8167), counted apart from the forward
 	 * one. Server (backward requester): calls sent through callback
 	 * CLIENTs, their replies matched. Client (backward responder):
-	 * calls received, replies sent, calls dropped (no service
-	 * registered, more than its grant outstanding, unparsable).
+	 * calls received, replies sent (PROG_UNAVAIL and SYSTEM_ERR
+	 * answers too), calls dropped (more than its grant outstanding,
+	 * unparsable).
 	 * bc_inflight: backward calls outstanding now (server: sent and not
 	 * answered; client: received and not yet answered), bc_inflight_peak
 	 * its highest value, bc_credits_granted the last backward grant
@@ -85,6 +85,14 @@ struct rpcrdma_stats {
 	uint64_t bc_calls_sent, bc_replies_recv;
 	uint64_t bc_calls_recv, bc_replies_sent, bc_calls_dropped;
 	uint64_t bc_inflight, bc_inflight_peak, bc_credits_granted;
+	/* Server: connections closed because every backward credit it may
+	 * use was held by callback calls that had timed out (their replies
+	 * never came): no callback could be sent on them again. */
+	uint64_t bc_abandoned_closes;
+	/* Client: backward replies larger than the server's inline receive
+	 * threshold (or that would not encode), answered SYSTEM_ERR
+	 * instead. */
+	uint64_t bc_replies_too_big;
 };
 
 /* Process-wide totals since start (all connections, both sides). */

@@ -14,6 +14,19 @@ export HOME=/root LC_ALL=C
 
 A=$RPCRDMA_ADDR_A
 B=$RPCRDMA_ADDR_B
+# The soft RDMA provider under test (RPCRDMA_PROVIDER): rxe (Soft-RoCE,
+# the default) or siw (software iWARP, RDMA over the kernel's TCP). Its
+# two devices, on v0 and v1, are given to the tests by name.
+provider=${RPCRDMA_PROVIDER:-rxe}
+case "$provider" in
+rxe) mod=rdma_rxe ;;
+# Debian's kernels do not build siw: tests/vm/siw-module.sh builds it
+# from the kernel's own source for the guest and names it here.
+siw) mod="crc32c_generic libcrc32c iw_cm" ;;
+*) echo "unknown provider '$provider'" >"$job/error"; exit 1 ;;
+esac
+export RPCRDMA_PROVIDER=$provider
+export RPCRDMA_DEV_A=${provider}0 RPCRDMA_DEV_B=${provider}1
 
 step() {
 	echo "$1" >"$job/step"
@@ -33,9 +46,14 @@ run() {
 }
 
 step modules
-# crc32_generic first: rdma_rxe needs crc32 and the autoloader cannot
-# always find it (softroce-vm.md, "rxe pitfall").
-run modprobe -a crc32_generic rdma_rxe ib_uverbs rdma_ucm veth
+# crc32_generic first: rdma_rxe (and siw) need crc32 and the autoloader
+# cannot always find it (softroce-vm.md, "rxe pitfall").
+run modprobe -a crc32_generic $mod ib_uverbs rdma_ucm veth
+if [ "$provider" = siw ]; then
+	[ -f "${RPCRDMA_SIW_KO:-}" ] ||
+		fail "siw: no module built for this kernel (RPCRDMA_SIW_KO='${RPCRDMA_SIW_KO:-}')"
+	lsmod | grep -q '^siw ' || run insmod "$RPCRDMA_SIW_KO"
+fi
 
 step network
 # Plain writes to /proc/sys and batches of ip commands: every exec costs
@@ -81,14 +99,14 @@ neigh replace $B lladdr $mac1 dev v0 nud permanent
 neigh replace $A lladdr $mac0 dev v1 nud permanent
 EOF
 
-step rxe
+step "$provider"
 run rdma -b - <<EOF
-link add rxe0 type rxe netdev v0
-link add rxe1 type rxe netdev v1
+link add $RPCRDMA_DEV_A type $provider netdev v0
+link add $RPCRDMA_DEV_B type $provider netdev v1
 EOF
 
-step rxe-active
-for dev in rxe0 rxe1; do
+step "$provider-active"
+for dev in "$RPCRDMA_DEV_A" "$RPCRDMA_DEV_B"; do
 	st=
 	for _ in $(seq 100); do
 		st=$(cat "/sys/class/infiniband/$dev/ports/1/state" 2>/dev/null)

@@ -2,24 +2,34 @@
 # The guest tier of make check: for each kernel of RPCRDMA_VM_KERNELS
 # (default "backports"; tools/test.sh, and so CI, sets "backports stable"),
 # one boot of the Soft-RoCE guest (tests/vm/run --kernel K) running every
-# guest test (tests/vm/runner.sh runs tests/vm/t/*.sh). Run from the top
-# build directory, as automake does. The guest console log of a failed
-# boot is kept in tests/vm/console-K.log. RPCRDMA_VM_TIMEOUT bounds each
-# boot (default 1200 s: the tier takes about 10 minutes under TCG). The last line adds up every boot's tests:
-# "N passed, M failed".
+# guest test (tests/vm/runner.sh runs tests/vm/t/*.sh); then for each
+# kernel of RPCRDMA_VM_SIW_KERNELS (default none; CI sets "backports") one
+# boot running them all again on software iWARP (--provider siw). Run from
+# the top build directory, as automake does. The guest console log of a
+# failed boot is kept in tests/vm/console-K[-siw].log. RPCRDMA_VM_TIMEOUT
+# bounds each boot (default 1200 s: the tier takes about 12 minutes under
+# TCG). The last line adds up every boot's tests: "N passed, M failed".
 here=$(cd "$(dirname "$0")" && pwd) || exit 99
 mkdir -p tests/vm || exit 99
 kernels=${RPCRDMA_VM_KERNELS:-backports}
 worst=0
 passed=0
 failed=0
-for k in $kernels; do
-	log=$PWD/tests/vm/console-$k.log
-	out=$PWD/tests/vm/runner-$k.out
+boots=
+for k in $kernels; do boots="$boots $k:rxe"; done
+for k in ${RPCRDMA_VM_SIW_KERNELS:-}; do boots="$boots $k:siw"; done
+for b in $boots; do
+	k=${b%%:*}
+	prov=${b#*:}
+	tag=$k
+	[ "$prov" = rxe ] || tag=$k-$prov
+	log=$PWD/tests/vm/console-$tag.log
+	out=$PWD/tests/vm/runner-$tag.out
 	rm -f "$log"
-	echo "=== guest tier on the $k kernel"
+	echo "=== guest tier on the $k kernel ($prov)"
 	start=$(date +%s)
-	"$here/run" --kernel "$k" --timeout "${RPCRDMA_VM_TIMEOUT:-1200}" \
+	"$here/run" --kernel "$k" --provider "$prov" \
+		--timeout "${RPCRDMA_VM_TIMEOUT:-1200}" \
 		--log "$log" -- "$here/runner.sh" | tee "$out"
 	rc=$?
 	# tee's status hides run's: take it from the runner's summary.
@@ -32,11 +42,11 @@ for k in $kernels; do
 	passed=$((passed + p))
 	failed=$((failed + f))
 	kv=$(sed -n 's/^runner: guest kernel //p' "$out" | head -n 1)
-	echo "guest tier ($k, ${kv:-kernel unknown}): $(($(date +%s) - start)) s, $sum"
+	echo "guest tier ($tag, ${kv:-kernel unknown}, $prov): $(($(date +%s) - start)) s, $sum"
 	if [ "$rc" = 0 ]; then
 		rm -f "$log"
 	else
-		echo "guest tier ($k): guest console log kept in $log"
+		echo "guest tier ($tag): guest console log kept in $log"
 		worst=1
 	fi
 	rm -f "$out"

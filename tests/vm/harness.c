@@ -15,6 +15,8 @@
 #include "harness.h"
 
 const char *addr_a, *addr_b;
+const char *provider = "rxe", *dev_a = "rxe0", *dev_b = "rxe1";
+bool iwarp;
 SVCXPRT *_Atomic last_xprt;
 atomic_uint dispatched, dispatched_by_loop;
 static pthread_t loop_th;
@@ -32,6 +34,13 @@ bool guest_addrs(const char *prog)
 {
 	addr_a = getenv("RPCRDMA_ADDR_A");
 	addr_b = getenv("RPCRDMA_ADDR_B");
+	if (getenv("RPCRDMA_PROVIDER"))
+		provider = getenv("RPCRDMA_PROVIDER");
+	if (getenv("RPCRDMA_DEV_A"))
+		dev_a = getenv("RPCRDMA_DEV_A");
+	if (getenv("RPCRDMA_DEV_B"))
+		dev_b = getenv("RPCRDMA_DEV_B");
+	iwarp = !strcmp(provider, "siw");
 	if (!addr_a || !addr_b) {
 		fprintf(stderr, "%s: RPCRDMA_ADDR_A/B unset (guest only)\n",
 			prog);
@@ -90,12 +99,32 @@ char *mkdata(uint32_t seed, size_t n)
 
 /* ---- the server ---- */
 
+void reply_echo(SVCXPRT *x)
+{
+	struct blob b = { 0, NULL };
+
+	if (!svc_getargs(x, XP(xdr_blob), (caddr_t)&b)) {
+		svcerr_decode(x);
+		return;
+	}
+	svc_sendreply(x, XP(xdr_blob), (caddr_t)&b);
+	svc_freeargs(x, XP(xdr_blob), (caddr_t)&b);
+}
+
+void reply_after_sleep(SVCXPRT *x)
+{
+	u_int ms = 0;
+
+	if (!svc_getargs(x, XP(xdr_u_int), (caddr_t)&ms)) {
+		svcerr_decode(x);
+		return;
+	}
+	usleep((useconds_t)ms * 1000);
+	svc_sendreply(x, XVOID, NULL);
+}
 
 void dispatch(struct svc_req *rq, SVCXPRT *x)
 {
-	struct blob b = { 0, NULL };
-	u_int ms = 0;
-
 	atomic_store(&last_xprt, x);
 	atomic_fetch_add(&dispatched, 1);
 	if (atomic_load(&loop_set) && pthread_equal(pthread_self(), loop_th))
@@ -106,12 +135,7 @@ void dispatch(struct svc_req *rq, SVCXPRT *x)
 		return;
 	case P_SLEEP:
 		/* Holds the connection's one call in service for a while. */
-		if (!svc_getargs(x, XP(xdr_u_int), (caddr_t)&ms)) {
-			svcerr_decode(x);
-			return;
-		}
-		usleep((useconds_t)ms * 1000);
-		svc_sendreply(x, XVOID, NULL);
+		reply_after_sleep(x);
 		return;
 	case P_SETEUID:
 		/* The raw syscall changes only this thread (glibc's wrapper
@@ -131,12 +155,7 @@ void dispatch(struct svc_req *rq, SVCXPRT *x)
 			abort();	/* the test runs as root */
 		return;
 	case P_ECHO:
-		if (!svc_getargs(x, XP(xdr_blob), (caddr_t)&b)) {
-			svcerr_decode(x);
-			return;
-		}
-		svc_sendreply(x, XP(xdr_blob), (caddr_t)&b);
-		svc_freeargs(x, XP(xdr_blob), (caddr_t)&b);
+		reply_echo(x);
 		return;
 	case P_ECHO_MANY: {
 		struct blobs m;
@@ -465,3 +484,4 @@ size_t put_seg(uint32_t *w, size_t n, uint32_t h, uint32_t len,
 	w[n++] = (uint32_t)off;
 	return n;
 }
+

@@ -34,12 +34,16 @@
 #define XVOID		((xdrproc_t)(void (*)(void))xdr_void)
 
 extern const char *addr_a, *addr_b;	/* $RPCRDMA_ADDR_A / _B */
+/* The soft provider under test ($RPCRDMA_PROVIDER: rxe or siw) and its
+ * devices under addr_a and addr_b ($RPCRDMA_DEV_A / _B). */
+extern const char *provider, *dev_a, *dev_b;
+extern bool iwarp;			/* provider is siw */
 extern SVCXPRT *_Atomic last_xprt;	/* transport of the last call */
 extern const struct timeval tmo;	/* 60 s */
 
 uint16_t port_new(void);
 double now_ms(void);			/* CLOCK_MONOTONIC */
-/* Sets addr_a/addr_b from the environment; false (and says why) when
+/* Sets addr_a/addr_b (and the provider's names) from the environment; false (and says why) when
  * unset, outside the guest: the test then exits 77. */
 bool guest_addrs(const char *prog);
 /* Runs the suite verbosely: EXIT_SUCCESS or EXIT_FAILURE. */
@@ -61,6 +65,11 @@ bool_t xdr_blobs(XDR *x, struct blobs *b);
 char *mkdata(uint32_t seed, size_t n);
 
 void dispatch(struct svc_req *rq, SVCXPRT *x);
+/* Procedures the test servers share, for their dispatch functions: the
+ * blob argument sent back; a void reply after sleeping the u_int
+ * argument's milliseconds. A bad argument gets svcerr_decode. */
+void reply_echo(SVCXPRT *x);
+void reply_after_sleep(SVCXPRT *x);
 
 extern atomic_uint dispatched;		/* calls dispatch() saw */
 extern atomic_uint dispatched_by_loop;	/* of them, in srv_start_pool's

@@ -1,6 +1,6 @@
 # Sourced by guest scripts (tests/vm/t/30-perftest.sh, bench/guest.sh):
-# perftest over RDMA-CM (-R) from rxe0 (client, from RPCRDMA_ADDR_A) to
-# rxe1 (server, RPCRDMA_ADDR_B).
+# perftest over RDMA-CM (-R) from RPCRDMA_DEV_A (rxe0 or siw0: client, from
+# RPCRDMA_ADDR_A) to RPCRDMA_DEV_B (rxe1 or siw1: server, RPCRDMA_ADDR_B).
 #
 # Debian's perftest (4.5-0.17) ignores --source_ip in -R mode on both
 # sides: its server listens on the wildcard address and its client resolves
@@ -18,6 +18,8 @@
 # non-zero, saying why on stderr, otherwise. Call it directly, not in a
 # subshell, so that each run gets a port of its own.
 PERFTEST_PORT=${PERFTEST_PORT:-18600}
+PERFTEST_DEV_A=${RPCRDMA_DEV_A:-rxe0}
+PERFTEST_DEV_B=${RPCRDMA_DEV_B:-rxe1}
 
 perftest_route_on() {
 	ip rule add pref 12 iif lo to "$RPCRDMA_ADDR_B" lookup 10
@@ -51,7 +53,7 @@ perftest_pair() {
 	gid_a=$(perftest_gid "$RPCRDMA_ADDR_A")
 	gid_b=$(perftest_gid "$RPCRDMA_ADDR_B")
 	PERFTEST_PORT=$((PERFTEST_PORT + 1))
-	timeout 100 "$tool" -R -d rxe1 -p "$PERFTEST_PORT" -F "$@" \
+	timeout 100 "$tool" -R -d "$PERFTEST_DEV_B" -p "$PERFTEST_PORT" -F "$@" \
 		>"$out/$tag.server.txt" 2>&1 &
 	spid=$!
 	if ! perftest_wait_listen "$tool" "$spid"; then
@@ -61,7 +63,7 @@ perftest_pair() {
 		wait "$spid" 2>/dev/null
 		return 1
 	fi
-	timeout 100 "$tool" -R -d rxe0 -p "$PERFTEST_PORT" -F "$@" \
+	timeout 100 "$tool" -R -d "$PERFTEST_DEV_A" -p "$PERFTEST_PORT" -F "$@" \
 		"$RPCRDMA_ADDR_B" >"$out/$tag.client.txt" 2>&1
 	crc=$?
 	wait "$spid"
@@ -76,11 +78,13 @@ perftest_pair() {
 		return 1
 	fi
 	# perftest prints the local GID, then the remote one: A, then B.
-	if ! grep -A 3 'local address' "$out/$tag.client.txt" |
+	# iWARP has no GIDs of addresses (siw's are its MAC): there the
+	# device named by -d on each side is the check.
+	if [ "${RPCRDMA_PROVIDER:-rxe}" = rxe ] && ! grep -A 3 'local address' "$out/$tag.client.txt" |
 		awk -v a="$gid_a" -v b="$gid_b" '
 			/GID:/ { n++; g[n] = $2 }
 			END { exit !(g[1] ~ (a "$") && g[2] ~ (b "$")) }'; then
-		echo "$tool: the connection did not go from $RPCRDMA_ADDR_A (rxe0) to $RPCRDMA_ADDR_B (rxe1)" >&2
+		echo "$tool: the connection did not go from $RPCRDMA_ADDR_A ($PERFTEST_DEV_A) to $RPCRDMA_ADDR_B ($PERFTEST_DEV_B)" >&2
 		return 1
 	fi
 	PERFTEST_LINE=$(awk '/#bytes/ { getline; print; exit }' \

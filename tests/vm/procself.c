@@ -3,8 +3,11 @@
 #include <dirent.h>
 #include <malloc.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include <rpcrdma/rpcrdma.h>
 #include "procself.h"
 
 static int fds_in(const char *dir)
@@ -122,4 +125,115 @@ void rdma_res_print(const char *prefix, const char *who, const char *when,
 	for (size_t k = 0; k < RDMA_RES_KINDS; k++)
 		printf(" %s %d", rdma_res_kinds[k], r[k]);
 	printf("\n");
+}
+
+#define STATS_FIELDS(X) \
+	X(sent_msg) X(sent_nomsg) X(sent_error) X(recv_msg) X(recv_nomsg) \
+	X(recv_error) X(calls_inline) X(calls_read_chunks) X(calls_long) \
+	X(replies_inline) X(replies_write_chunks) X(replies_long) \
+	X(read_chunks) X(write_chunks) X(reply_chunks) X(rdma_read_bytes) \
+	X(rdma_write_bytes) X(err_vers_sent) X(err_chunk_sent) \
+	X(err_vers_recv) X(err_chunk_recv) X(bad_headers) X(credits_granted) \
+	X(inflight_peak) X(credit_waits) X(remote_invalidations) \
+	X(local_invalidations) X(connects) X(disconnects) X(credits_grant_min) \
+	X(credits_grant_max) X(credit_overruns) X(connections_refused) \
+	X(send_failures) X(xid_mismatches) X(xfers_deferred) \
+	X(reads_inflight_peak) X(transfer_stalls) X(permission_errors) \
+	X(cred_changes) X(replies_unmatched) X(zc_chunks) X(dereg_failures) \
+	X(garbage_args_sent) X(bc_calls_sent) X(bc_replies_recv) \
+	X(bc_calls_recv) X(bc_replies_sent) X(bc_calls_dropped) X(bc_inflight) \
+	X(bc_inflight_peak) X(bc_credits_granted) X(bc_abandoned_closes) \
+	X(bc_replies_too_big)
+
+void stats_print(const char *who, const struct rpcrdma_stats *st)
+{
+	printf("%s:", who);
+#define X(f)                                                  \
+	if (st->f)                                            \
+		printf(" %s=%llu", #f, (unsigned long long)st->f);
+	STATS_FIELDS(X)
+#undef X
+	printf("\n");
+	fflush(stdout);
+}
+
+/* The first line of /proc/self/task/TID/NAME, or "" (no newline). */
+static void task_line(const char *tid, const char *name, char *buf, size_t n)
+{
+	char path[320];
+	FILE *f;
+
+	buf[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/self/task/%s/%s", tid, name);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	if (!fgets(buf, (int)n, f))
+		buf[0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	fclose(f);
+}
+
+/* One look at every thread: state, CPU ticks in user and kernel mode,
+ * the system call it is in, its kernel stack. */
+static void threads_look(const char *who, int round)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		char comm[64], wchan[96], stat[512], sc[160], path[320];
+		char line[160], state = '?';
+		unsigned long ut = 0, st = 0;
+		const char *p;
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		task_line(e->d_name, "comm", comm, sizeof(comm));
+		task_line(e->d_name, "wchan", wchan, sizeof(wchan));
+		task_line(e->d_name, "stat", stat, sizeof(stat));
+		task_line(e->d_name, "syscall", sc, sizeof(sc));
+		p = strrchr(stat, ')');
+		/* After the name: state, then fields 4..13, utime, stime. */
+		if (p && sscanf(p + 2, "%c %*s %*s %*s %*s %*s %*s %*s %*s "
+				"%*s %*s %lu %lu", &state, &ut, &st) != 3)
+			state = '?';
+		printf("%s: [%d] thread %s (%s) state %c utime %lu stime %lu "
+		       "wchan %s syscall %.40s\n", who, round, e->d_name, comm,
+		       state, ut, st, wchan, sc);
+		if (round)
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/stack",
+			 e->d_name);
+		f = fopen(path, "r");
+		for (int i = 0; f && i < 12 && fgets(line, sizeof(line), f);
+		     i++)
+			printf("%s:   %s", who, line);
+		if (f)
+			fclose(f);
+	}
+	closedir(d);
+	fflush(stdout);
+}
+
+void threads_print(const char *who)
+{
+	char cmd[400];
+
+	/* Two looks a second apart: a thread whose ticks grow spins, in
+	 * user space (utime) or in the kernel (stime). No debugger: gdb
+	 * attaching to such a thread once left a guest CPU soft-locked. */
+	threads_look(who, 0);
+	sleep(1);
+	threads_look(who, 1);
+	snprintf(cmd, sizeof(cmd), "cat /proc/loadavg | sed 's/^/%s: "
+		 "loadavg /'; ps -eLo pid,tid,stat,pcpu,time,comm "
+		 "--sort=-pcpu | head -n 12 | sed 's/^/%s: ps /'; "
+		 "dmesg | tail -n 15 | sed 's/^/%s: dmesg /'", who, who, who);
+	if (system(cmd) != 0)
+		printf("%s: no loadavg or dmesg\n", who);
+	fflush(stdout);
 }

@@ -30,4 +30,14 @@ void rdma_res(pid_t pid, bool orphans, int out[RDMA_RES_KINDS]);
 void rdma_res_print(const char *prefix, const char *who, const char *when,
 		    const int r[RDMA_RES_KINDS]);
 
+struct rpcrdma_stats;
+/* Prints the nonzero counters of st on one line after who (a failing
+ * test says what the transport saw). */
+void stats_print(const char *who, const struct rpcrdma_stats *st);
+/* Prints each thread of this process twice, a second apart: its name,
+ * state, CPU ticks (user, kernel), system call, where it sleeps in the
+ * kernel and its kernel stack; then the load and the kernel's log (a
+ * hang says where, a spin shows as growing ticks). */
+void threads_print(const char *who);
+
 #endif

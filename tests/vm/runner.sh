@@ -36,6 +36,8 @@ if [ -n "${RPCRDMA_VM_DEADLINE:-}" ]; then
 	# Slack for the runner's own forks, slow in a loaded TCG guest.
 	deadline=$((RPCRDMA_VM_DEADLINE - 20))
 fi
+# In the guest's /run (a tmpfs), not on the host's disk it shares.
+outs=$(mktemp -d /run/rpcrdma-runner.XXXXXX) || exit 1
 for t in "$here"/t/*.sh; do
 	[ -f "$t" ] || continue
 	name=$(basename "$t" .sh)
@@ -60,9 +62,19 @@ for t in "$here"/t/*.sh; do
 		[ "$limit" -le "$left" ] || limit=$left
 	fi
 	echo "=== $name (limit ${limit} s)"
+	out=$outs/$name.out
 	t0=$(date +%s)
-	timeout -k 5 "$limit" bash "$t" </dev/null 2>&1
+	# To a file, not through a pipe (a daemon a suite leaves behind must
+	# not hold the runner), shown as it comes (a guest that panics still
+	# shows it): tail follows the file until the sleeper it watches is
+	# stopped, then prints what is left and ends.
+	: >"$out"
+	sleep 100000 & sp=$!
+	tail -n +1 -s 0.2 -f --pid=$sp "$out" & tp=$!
+	timeout -k 5 "$limit" bash "$t" </dev/null >"$out" 2>&1
 	rc=$?
+	kill $sp 2>/dev/null
+	wait $tp $sp 2>/dev/null
 	t1=$(date +%s)
 	echo "--- $name: exit status $rc after $((t1 - t0)) s"
 	case "$rc" in
@@ -70,8 +82,15 @@ for t in "$here"/t/*.sh; do
 	77) echo "SKIP: $name" ;;
 	*) [ "$rc" = 124 ] || [ "$rc" = 137 ] &&
 		echo "--- $name: timed out after $limit s"
-		echo "FAIL: $name"; failed=$((failed + 1)) ;;
+		# The first failure the suite printed rides on its FAIL line,
+		# which the summaries keep (check's ":F:"/":E:" or a script's
+		# FAILED).
+		why=$(grep -a -m 1 -E ':[0-9]+:[FE]:' "$out" ||
+			grep -a -m 1 -E 'FAILED|Sanitizer|[Ff]ailed|error' "$out")
+		why=$(printf '%s' "$why" | cut -c 1-240)
+		echo "FAIL: $name${why:+ -- $why}"; failed=$((failed + 1)) ;;
 	esac
 done
+rm -rf "$outs"
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ] && [ "$passed" -gt 0 ]

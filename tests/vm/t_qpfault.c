@@ -115,7 +115,8 @@ void rdma_destroy_qp(struct rdma_cm_id *id)
 }
 
 /*
- * The server's Read buffers, as xfer.c registers them (LOCAL_WRITE only,
+ * The server's Read buffers, as xfer.c registers them (LOCAL_WRITE, and
+ * REMOTE_WRITE on iWARP;
  * on the connection's PD): once r_watch_pd is set, the first registration
  * of at least r_watch_len bytes on it is noted (when, and the process's
  * RDMA Read bytes then), for the test to strike during that Read.
@@ -125,6 +126,28 @@ static size_t r_watch_len;
 static atomic_bool r_seen;
 static _Atomic uint64_t r_bytes_at_reg;
 
+/* Notes a registration that is the watched Read sink. */
+static void r_note(struct ibv_mr *mr, struct ibv_pd *pd, size_t length,
+		   unsigned int access)
+{
+	if (mr && pd == atomic_load(&r_watch_pd) &&
+	    /* A Read sink: local write, and remote write on iWARP (ep.h,
+	     * ep_sink_access); never remote read. */
+	    (access & IBV_ACCESS_LOCAL_WRITE) &&
+	    !(access & IBV_ACCESS_REMOTE_READ) && length >= r_watch_len &&
+	    !atomic_load(&r_seen)) {
+		struct rpcrdma_stats g;
+
+		rpcrdma_stats_global(&g);
+		atomic_store(&r_bytes_at_reg, g.rdma_read_bytes);
+		atomic_store(&r_watch_pd, NULL);
+		atomic_store(&r_seen, true);
+	}
+}
+
+/* verbs.h's ibv_reg_mr macro calls ibv_reg_mr when the access flags are
+ * a constant, ibv_reg_mr_iova2 otherwise (ep_sink_access): both are
+ * watched. */
 #undef ibv_reg_mr
 struct ibv_mr *ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			  int access);
@@ -141,16 +164,26 @@ struct ibv_mr *ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 	if (!real)
 		return NULL;
 	mr = real(pd, addr, length, access);
-	if (mr && pd == atomic_load(&r_watch_pd) &&
-	    access == IBV_ACCESS_LOCAL_WRITE && length >= r_watch_len &&
-	    !atomic_load(&r_seen)) {
-		struct rpcrdma_stats g;
+	r_note(mr, pd, length, (unsigned int)access);
+	return mr;
+}
 
-		rpcrdma_stats_global(&g);
-		atomic_store(&r_bytes_at_reg, g.rdma_read_bytes);
-		atomic_store(&r_watch_pd, NULL);
-		atomic_store(&r_seen, true);
-	}
+struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length,
+				uint64_t iova, unsigned int access)
+{
+	static struct ibv_mr *(*real)(struct ibv_pd *, void *, size_t,
+				      uint64_t, unsigned int);
+	struct ibv_mr *mr;
+
+	if (!real)
+		real = (struct ibv_mr * (*)(struct ibv_pd *, void *, size_t,
+					    uint64_t, unsigned int))
+			(void (*)(void))dlvsym(RTLD_NEXT, "ibv_reg_mr_iova2",
+					       "IBVERBS_1.8");
+	if (!real)
+		return NULL;
+	mr = real(pd, addr, length, iova, access);
+	r_note(mr, pd, length, access);
 	return mr;
 }
 
@@ -545,6 +578,38 @@ static void idle_check(const char *who, const struct idle *a, uint16_t port)
  * goes: the devices are open, and the allocator's arenas and the thread
  * stacks glibc caches are those of nthreads callers, as they will be.
  */
+/*
+ * One call of each kind. No fault is injected yet; a call that fails says
+ * what the transport saw (this CLIENT's counters, then the process's:
+ * both sides, the server being a thread of this process) before the test
+ * fails, so that a failure in CI can be diagnosed from its log.
+ */
+static void warm_up_calls(CLIENT *cl, int *wrong)
+{
+	for (int k = 0; k < K_NKINDS; k++) {
+		double t0 = now_ms();
+		enum clnt_stat st = do_call(cl, (enum kind)k, 1, wrong);
+
+		if (st != RPC_SUCCESS) {
+			struct rpcrdma_stats cs = stats_of(cl), gs;
+
+			rpcrdma_stats_global(&gs);
+			printf("warm-up %s, no fault injected, after %.0f ms: "
+			       "%s\n", kind_name[k], now_ms() - t0,
+			       clnt_sperror(cl, "call"));
+			stats_print("warm-up client", &cs);
+			stats_print("warm-up process", &gs);
+			threads_print("warm-up");
+			/* A reply that is late, not lost, shows here. */
+			sleep(5);
+			rpcrdma_stats_global(&gs);
+			stats_print("warm-up process 5 s later", &gs);
+		}
+		ck_assert_msg(st == RPC_SUCCESS, "warm-up %s: %s", kind_name[k],
+			      clnt_sperrno(st));
+	}
+}
+
 static void warm_up_once(uint16_t port, int nthreads)
 {
 	static struct worker w[8];
@@ -552,9 +617,7 @@ static void warm_up_once(uint16_t port, int nthreads)
 	int wrong = 0;
 
 	ck_assert_int_le(nthreads, 8);
-	for (int k = 0; k < K_NKINDS; k++)
-		ck_assert_int_eq(do_call(cl, (enum kind)k, 1, &wrong),
-				 RPC_SUCCESS);
+	warm_up_calls(cl, &wrong);
 	ck_assert_int_eq(wrong, 0);
 	memset(w, 0, sizeof(w));
 	for (int i = 0; i < nthreads; i++) {
@@ -678,7 +741,7 @@ END_TEST
 /* ---- the server's end of one connection ---- */
 
 #define S_THREADS	4
-#define S_ATTEMPTS	3
+#define S_ATTEMPTS	8
 
 START_TEST(test_server_qp_error)
 {
@@ -723,8 +786,9 @@ START_TEST(test_server_qp_error)
 	 * after the server registered the buffer of a BIG echo's RDMA Read:
 	 * the Read is then posted or about to be. Mid-Read when the
 	 * process's Read bytes had not yet grown by BIG (that Read was not
-	 * complete); a second or third attempt, on the reconnected
-	 * connection, if the Read beat the fault.
+	 * complete); another attempt, on the reconnected connection, if
+	 * the Read beat the fault (about 3 in 10 do on rxe under TCG: 3
+	 * attempts all lost once in CI, so up to 8).
 	 */
 	while (nf < S_ATTEMPTS && nmid == 0) {
 		struct qrec sr = q_get(sq);
@@ -915,8 +979,8 @@ static void dev_readd(const char *dev, const char *netdev)
 	char cmd[96];
 	double t;
 
-	snprintf(cmd, sizeof(cmd), "rdma link add %s type rxe netdev %s", dev,
-		 netdev);
+	snprintf(cmd, sizeof(cmd), "rdma link add %s type %s netdev %s", dev,
+		 provider, netdev);
 	ck_assert_int_eq(system(cmd), 0);
 	t = now_ms();
 	while (!dev_active(dev) && now_ms() - t < 20e3)
@@ -948,7 +1012,7 @@ START_TEST(test_device_removal)
 	load_start(w, cl);
 
 	/* The client's device (rxe0, under $RPCRDMA_ADDR_A) goes. */
-	t_del = delete_under_load("rxe0", "devremove", w, &v);
+	t_del = delete_under_load(dev_a, "devremove", w, &v);
 	printf("devremove: rdma link delete returned after %.3f s; the "
 	       "client's QP %s, the server's %s\n", t_del,
 	       q_get(cq).live ? "live" : "freed",
@@ -956,6 +1020,13 @@ START_TEST(test_device_removal)
 	/* The device goes some time into the delete: calls in flight then
 	 * (not necessarily at its start) lost their connection. */
 	ck_assert_int_ge(v.hist[RPC_CANTRECV], 1);
+	/* Both QPs go: at once on rxe; on siw the server's when the
+	 * client's TCP connection closes under it, a little later. */
+	t = now_ms();
+	while ((q_get(cq).live || q_get(sq).live) && now_ms() - t < 10e3)
+		usleep(50000);
+	printf("devremove: both QPs freed %.0f ms after the delete "
+	       "returned\n", now_ms() - t);
 	ck_assert(!q_get(cq).live && !q_get(sq).live);
 
 	/* No device under the source address: a call fails at once. */
@@ -969,7 +1040,7 @@ START_TEST(test_device_removal)
 	/* The device is back: the SAME CLIENT reconnects, and a new one
 	 * connects (address resolution may need the new device's GID
 	 * table: a few tries within 10 s). */
-	dev_readd("rxe0", "v0");
+	dev_readd(dev_a, "v0");
 	t = now_ms();
 	do {
 		tries++;
@@ -977,9 +1048,9 @@ START_TEST(test_device_removal)
 	} while (st != RPC_SUCCESS && now_ms() - t < 10e3 &&
 		 usleep(100000) == 0);
 	st1 = stats_of(cl);
-	printf("devremove: rxe0 back; the same CLIENT: %s after %d tries, "
+	printf("devremove: %s back; the same CLIENT: %s after %d tries, "
 	       "%.0f ms (connects %llu -> %llu, disconnects %llu -> %llu)\n",
-	       clnt_sperrno(st), tries, now_ms() - t,
+	       dev_a, clnt_sperrno(st), tries, now_ms() - t,
 	       (unsigned long long)st0.connects,
 	       (unsigned long long)st1.connects,
 	       (unsigned long long)st0.disconnects,
@@ -1030,9 +1101,9 @@ START_TEST(test_server_device_removal)
 	load_start(w, cl);
 
 	timeout_ok = true;
-	t_del = delete_under_load("rxe1", "devremove server", w, &v);
-	printf("devremove server: rdma link delete rxe1 returned after %.3f "
-	       "s; the client's QP %s, the server's %s\n", t_del,
+	t_del = delete_under_load(dev_b, "devremove server", w, &v);
+	printf("devremove server: rdma link delete %s returned after %.3f "
+	       "s; the client's QP %s, the server's %s\n", dev_b, t_del,
 	       q_get(cq).live ? "live" : "freed",
 	       q_get(sq).live ? "live" : "freed");
 	/* Calls in flight lost their connection, or waited out their
@@ -1041,7 +1112,7 @@ START_TEST(test_server_device_removal)
 	ck_assert(!q_get(sq).live);
 	timeout_ok = false;
 
-	dev_readd("rxe1", "v1");
+	dev_readd(dev_b, "v1");
 	/* The old listener is gone with its device: nobody answers on its
 	 * port, the old CLIENT's calls fail. */
 	rpcrdma_opts_default(&o);

@@ -51,6 +51,24 @@ done
 # The client is RPCRDMA_ADDR_A: what it sends is a call.
 addr_a=${RPCRDMA_ADDR_A:-10.99.0.1}
 
+# The provider's packets (RPCRDMA_PROVIDER): RoCE v2 (rxe) as InfiniBand
+# BTHs; iWARP (siw) as MPA FPDUs on TCP, whose DDP/RDMAP headers say the
+# same things in other fields. Columns 3 and 19 to 21 and 23 to 24 are
+# the provider's (opcode, sequence, stream, invalidated key, payload,
+# last segment); a message's payload starts after 12 bytes of BTH, or
+# after 2 of MPA length and 18 of untagged DDP/RDMAP header.
+iwarp=0
+if [ "${RPCRDMA_PROVIDER:-rxe}" = siw ]; then
+	iwarp=1
+	pf=(-e iwarp_rdma.opcode -e tcp.seq -e tcp.stream
+	    -e iwarp_rdma.inval_stag -e tcp.payload -e iwarp_ddp.last_flag)
+	skip=41
+else
+	pf=(-e infiniband.bth.opcode -e infiniband.bth.psn
+	    -e infiniband.bth.destqp -e infiniband.ieth -e udp.payload
+	    -e frame.len)	# (unused: tshark leaves a field asked twice empty)
+	skip=25
+fi
 # Two passes (-2): the rpcordma dissector completes reassembly (SENDs in
 # several packets, chunks moved by RDMA Read and Write) on the second.
 # Unknown RPC programs are dissected too, so the RPC header inside each
@@ -59,17 +77,35 @@ topts=(-n -2 -o rpc.dissect_unknown_programs:TRUE)
 t0=$(date +%s)
 tshark -r "$pcap" "${topts[@]}" -T fields -E separator='|' \
 	-E occurrence=a -E aggregator=';' \
-	-e frame.number -e ip.src -e infiniband.bth.opcode \
+	-e frame.number -e ip.src "${pf[0]}" "${pf[1]}" \
 	-e rpcordma.xid -e rpcordma.version -e rpcordma.msg_type \
 	-e rpcordma.reads_count -e rpcordma.writes_count \
 	-e rpcordma.reply_count -e rpcordma.position \
 	-e rpcordma.rdma_length -e rpcordma.segment_count \
 	-e rpcordma.errcode -e rpcordma.vers_low -e rpcordma.vers_high \
-	-e rpc.xid -e rpc.msgtyp -e rpc.procedure -e infiniband.bth.psn \
-	-e infiniband.bth.destqp -e infiniband.ieth -e rpcordma.rdma_handle \
-	-e udp.payload \
-	>"$out/fields.txt" 2>"$out/tshark.err" ||
+	-e rpc.xid -e rpc.msgtyp -e rpc.procedure "${pf[@]:2:6}" \
+	-e rpcordma.rdma_handle "${pf[@]:8:4}" \
+	>"$out/raw.txt" 2>"$out/tshark.err" ||
 	{ cat "$out/tshark.err"; bad "tshark could not read $pcap"; exit 1; }
+awk -F'|' -v OFS='|' -v iw="$iwarp" '
+	# One opcode column in decimal for both: iWARP RDMAP Sends (RFC 5040
+	# section 4.3: 3, 4 with Invalidate, 5 and 6 Solicited) ending a
+	# message (DDP last flag) become the RC codes of a SEND Only (4) or
+	# Only with Invalidate (23); other segments 0.
+	function hex(s,  n, i, c) {
+		n = 0; s = tolower(s); sub(/^0x/, "", s)
+		for (i = 1; i <= length(s); i++) {
+			c = index("0123456789abcdef", substr(s, i, 1))
+			if (!c) break
+			n = n * 16 + c - 1
+		}
+		return n
+	}
+	iw == 1 {
+		op = hex($3)
+		$3 = (op >= 3 && op <= 6 && $24 == "1") ? ((op == 4 || op == 6) ? 23 : 4) : 0
+	}
+	{ print }' "$out/raw.txt" >"$out/fields.txt"
 tshark -r "$pcap" "${topts[@]}" \
 	-Y '_ws.malformed || _ws.expert.severity == error' \
 	>"$out/malformed.txt" 2>>"$out/tshark.err" ||
@@ -77,7 +113,22 @@ tshark -r "$pcap" "${topts[@]}" \
 echo "wire-check: tshark ran in $(($(date +%s) - t0)) s on" \
 	"$(wc -l <"$out/fields.txt") frames"
 
-# 2. Malformed frames and expert errors.
+# 2. Malformed frames and expert errors. On iWARP, Wireshark 4.0's
+# rpcordma dissector fails an assertion of its own ("Dissector bug",
+# tvb not initialized) on every Send that spans several DDP segments:
+# the two 3000-byte inline messages, and only those (checked below), are
+# left to the checks of their bytes by wire_calls itself.
+tbug=()
+if [ "$iwarp" = 1 ]; then
+	awk '/Dissector bug, protocol RPCoRDMA/ { print $1 }' \
+		"$out/malformed.txt" >"$out/tbug.txt"
+	mapfile -t tbug <"$out/tbug.txt"
+	grep -v 'Dissector bug, protocol RPCoRDMA' "$out/malformed.txt" \
+		>"$out/malformed-other.txt"
+	mv "$out/malformed-other.txt" "$out/malformed.txt"
+	[ "${#tbug[@]}" = 2 ] ||
+		bad "tshark's dissector bug on ${#tbug[@]} frame(s) (${tbug[*]}), expected 2 (the 3000-byte Sends)"
+fi
 if [ -s "$out/malformed.txt" ]; then
 	cat "$out/malformed.txt"
 	bad "tshark marks $(wc -l <"$out/malformed.txt") frame(s) malformed or with an expert error"
@@ -86,7 +137,7 @@ fi
 # 1. Every SEND message decodes. RC opcodes (IBA 9.2, table 38): Send
 # Only 4, Only with Immediate 5, Only with Invalidate 23; Last 2, Last
 # with Immediate 3, Last with Invalidate 22. A message ends on these.
-awk -F'|' -v want="$expect_v1" '
+awk -F'|' -v want="$((expect_v1 - ${#tbug[@]}))" -v crafted="$((3 + ${#tbug[@]}))" '
 { op = $3 + 0 }
 # A packet rxe sent again (same sender, QP, PSN and opcode) counts once.
 seen[$2 "|" $20 "|" $19 "|" $3]++ { next }
@@ -99,7 +150,7 @@ END {
 	printf "wire-check: %d SEND messages, %d decoded as rpcordma, %d expected\n", sends, dec, want
 	if (dec != want) { print "wire-check: FAIL: decoded " dec " != expected " want; exit 1 }
 	n = 0; for (f in undec) n++
-	if (n != 3) { print "wire-check: FAIL: " n " SENDs not decoded, expected 3 (crafted)"; exit 1 }
+	if (n != crafted) { print "wire-check: FAIL: " n " SENDs not decoded, expected " crafted " (3 crafted, the rest tshark'"'"'s bug)"; exit 1 }
 }' "$out/fields.txt" || fail=1
 # The SEND messages it did not decode, with their UDP payload (the BTH's
 # 12 bytes, the message, the ICRC), to say which they are.
@@ -108,6 +159,11 @@ awk -F'|' '$4 == "" && ($3 == 4 || $3 == 5 || $3 == 23 || $3 == 2 ||
 	"$out/fields.txt" >"$out/undecoded.txt"
 grep -q '^[0-9]*|[^|]*|[^|]*|0x' "$out/fields.txt" ||
 	{ bad "tshark decoded no rpcordma message at all"; exit 1; }
+# tshark's bug frames are Sends it left undecoded.
+for f in "${tbug[@]}"; do
+	grep -q "^$f|" "$out/undecoded.txt" ||
+		bad "frame $f (tshark's dissector bug) is not an undecoded Send"
+done
 # The three that must stay undecoded: the version-2 call and its
 # ERR_VERS answer (version 2 echoed, as the Linux server does), and the
 # call with procedure 7. Identified by their first words.
@@ -116,7 +172,7 @@ cx=$(printf '%08x' "${xid_of[err-chunk]}")
 for pfx in "${vx}000000020000000100000000" \
 	"${vx}00000002000000010000000400000001" \
 	"${cx}000000010000000100000007"; do
-	cut -d'|' -f4 "$out/undecoded.txt" | cut -c25- | grep -qi "^$pfx" ||
+	cut -d'|' -f4 "$out/undecoded.txt" | cut -c"$skip"- | grep -qi "^$pfx" ||
 		bad "no undecoded SEND starting ${pfx} (a crafted message)"
 done
 
@@ -181,6 +237,12 @@ expect() {
 # whole RPC call of that XID, procedure PROC, exactly once.
 expect_rpc() {
 	local name=$1 want=$2 xid got
+	if [ "$iwarp" = 1 ]; then
+		# Wireshark 4.0 rebuilds calls from RDMA Read Responses on
+		# InfiniBand only.
+		echo "wire-check: not checked on iWARP: $name rebuilt from its Read Responses (tshark does not)"
+		return
+	fi
 	xid=$(printf '0x%08x' "${xid_of[$name]}")
 	got=$(awk -F'|' -v x="$xid" '
 		seen[$2 "|" $20 "|" $19 "|" $3]++ { next }
@@ -248,6 +310,10 @@ expect reply-chunk reply len 6028
 # 3000 bytes inline both ways: each message spans several packets and is
 # decoded in its last one (SEND Last, 2): tshark reassembled it.
 for d in call reply; do
+	if [ "$iwarp" = 1 ]; then
+		echo "wire-check: not checked on iWARP: inline-3000 $d (tshark's dissector bug, above)"
+		continue
+	fi
 	expect inline-3000 $d op 2
 	expect inline-3000 $d type 0
 	expect inline-3000 $d reads 0

@@ -72,12 +72,7 @@ static void wire_dispatch(struct svc_req *rq, SVCXPRT *x)
 		free(b.data);
 		return;
 	case W_ECHO:
-		if (!svc_getargs(x, XP(xdr_blob), (caddr_t)&b)) {
-			svcerr_decode(x);
-			return;
-		}
-		svc_sendreply(x, XP(xdr_blob), (caddr_t)&b);
-		svc_freeargs(x, XP(xdr_blob), (caddr_t)&b);
+		reply_echo(x);
 		return;
 	case W_PUT_MANY:
 		memset(&m, 0, sizeof(m));

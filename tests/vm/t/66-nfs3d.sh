@@ -223,8 +223,11 @@ for net in rdma tcp; do
 	port=$RDMA_PORT
 	[ $net = tcp ] && port=$TCP_PORT
 	C="$c3 -n $net -p $port -m $MNT_PORT -v"
-	o=$(RPCRDMA_SRCADDR=${RPCRDMA_ADDR_A:?} $C "$B:$exp" null 2>"$top/err") &&
-		[ "$o" = "null: ok" ] || die "nfs3c $net null: $o $(cat "$top/err")"
+	# Its exit status is named: a signal leaves no message.
+	o=$(RPCRDMA_SRCADDR=${RPCRDMA_ADDR_A:?} $C "$B:$exp" null 2>"$top/err")
+	st=$?
+	[ $st = 0 ] && [ "$o" = "null: ok" ] ||
+		die "nfs3c $net null (exit $st$([ $st -gt 128 ] && echo ", SIG$(kill -l $((st - 128)))")): $o $(cat "$top/err")"
 	o=$(RPCRDMA_SRCADDR=$RPCRDMA_ADDR_A $C "$B:$exp" getattr f_16777216 2>"$top/err") &&
 		echo "$o" | grep -q "^type=REG .* size=16777216 " ||
 		die "nfs3c $net getattr: $o $(cat "$top/err")"

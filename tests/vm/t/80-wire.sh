@@ -17,13 +17,21 @@ mkdir -p "$out" || exit 1
 pcap=/run/wire.pcap
 log=/run/wire-tcpdump.log
 
-# rxe0 (the client's device, RPCRDMA_ADDR_A) sits on one end of the veth
-# pair (guest-setup.sh): every packet of both directions crosses it.
-dev=$(rdma link show rxe0/1 | sed -n 's/.* netdev \([^ ]*\).*/\1/p')
-[ -n "$dev" ] || { echo "no netdev for rxe0"; rdma link show; exit 1; }
-echo "capturing udp port 4791 on $dev"
+# The client's device (RPCRDMA_ADDR_A) sits on one end of the veth pair
+# (guest-setup.sh): every packet of both directions crosses it. RoCE v2
+# is UDP 4791; iWARP (siw) is MPA over TCP, its connections between the
+# two addresses (wire_calls' and nothing else's while it runs).
+da=${RPCRDMA_DEV_A:-rxe0}
+dev=$(rdma link show "$da/1" | sed -n 's/.* netdev \([^ ]*\).*/\1/p')
+[ -n "$dev" ] || { echo "no netdev for $da"; rdma link show; exit 1; }
+if [ "${RPCRDMA_PROVIDER:-rxe}" = siw ]; then
+	filter="tcp and host $RPCRDMA_ADDR_A and host $RPCRDMA_ADDR_B"
+else
+	filter="udp port 4791"
+fi
+echo "capturing $filter on $dev"
 
-tcpdump -i "$dev" -s 0 -B 8192 -U -n -w "$pcap" udp port 4791 2>"$log" &
+tcpdump -i "$dev" -s 0 -B 8192 -U -n -w "$pcap" $filter 2>"$log" &
 tdp=$!
 for _ in $(seq 200); do
 	grep -q "listening on" "$log" && break

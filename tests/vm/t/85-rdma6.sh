@@ -51,14 +51,18 @@ route add $A6 dev v1 table 12
 rule add pref 13 from $A6 to $B6 oif v0 lookup 13
 route add $B6 dev v0 table 13
 EOT
-# Each rxe device lists its IPv6 address as a RoCE v2 GID.
-for i in $(seq 50); do
-	grep -qs 'fd00:0099' /sys/class/infiniband/rxe0/ports/1/gids/* &&
-		grep -qs 'fd00:0099' /sys/class/infiniband/rxe1/ports/1/gids/* && break
-	sleep 0.1
-done
-grep -qs 'fd00:0099' /sys/class/infiniband/rxe1/ports/1/gids/* || die "no IPv6 GID on rxe1"
-echo "85-rdma6: $A6 on v0 (rxe0), $B6 on v1 (rxe1)"
+da=${RPCRDMA_DEV_A:-rxe0} db=${RPCRDMA_DEV_B:-rxe1}
+# Each rxe device lists its IPv6 address as a RoCE v2 GID. iWARP (siw)
+# has no address GIDs: RDMA-CM finds its device by the netdev.
+if [ "${RPCRDMA_PROVIDER:-rxe}" = rxe ]; then
+	for i in $(seq 50); do
+		grep -qs 'fd00:0099' /sys/class/infiniband/$da/ports/1/gids/* &&
+			grep -qs 'fd00:0099' /sys/class/infiniband/$db/ports/1/gids/* && break
+		sleep 0.1
+	done
+	grep -qs 'fd00:0099' /sys/class/infiniband/$db/ports/1/gids/* || die "no IPv6 GID on $db"
+fi
+echo "85-rdma6: $A6 on v0 ($da), $B6 on v1 ($db)"
 if ! pgrep -x rpcbind >/dev/null; then
 	rpcbind -w || die "rpcbind would not start"
 	started_rpcbind=1
