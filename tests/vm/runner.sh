@@ -29,6 +29,49 @@ mkdir -p "$RPCRDMA_VM_RESULTS"
 cd "$RPCRDMA_BUILDDIR" || exit 1
 
 echo "runner: guest kernel $(uname -r)"
+
+# User-space processes but this runner's own: "pid comm" lines.
+procs() {
+	ps -e -o pid=,ppid=,comm= | awk -v me=$$ '$2 != 2 && $1 != 2 && $1 != me && $2 != me { print $1, $3 }' | sort
+}
+
+# Packets the network stack dropped (softnet_stat's second column, every
+# CPU): on the veth pair a drop is a lost RoCE packet, which rxe must
+# retransmit (6.1's rxe logs "Failed sending ACK" for lost ACKs).
+softnet_drops() {
+	local n=0 d
+	while read -r _ d _; do n=$((n + 0x$d)); done </proc/net/softnet_stat
+	echo "$n"
+}
+
+# What a failure may owe to the guest rather than to the code: load,
+# memory, tmpfs use, packets the network stack dropped (softnet_stat's
+# second column, per CPU), the kernel's last words.
+guest_state() {
+	local p="--- $1:"
+	echo "$p load: $(cut -d' ' -f1-4 /proc/loadavg)"
+	echo "$p memory (MiB): $(free -m | awk '/^Mem:/ { print "total " $2 ", used " $3 ", free " $4 ", cache " $6 ", available " $7 }')"
+	df -m -t tmpfs 2>/dev/null | awk -v p="$p" 'NR > 1 && $3 > 0 { print p " tmpfs " $6 ": " $3 " MiB used" }'
+	echo "$p softnet drops since boot: $(softnet_drops)"
+	dmesg 2>/dev/null | tail -n 25 | sed "s/^/$p dmesg: /"
+}
+
+# A suite must stop what it started. What is still running is named (with
+# its CPU time: a spinning leftover starves the suites after it) and
+# killed, so the next suite gets the guest as the last one had it.
+leftovers() {
+	local name=$1 before=$2 p
+	# No /dev/fd in the guest: no process substitution.
+	echo "$before" >"$outs/procs.before"
+	procs >"$outs/procs.now"
+	p=$(comm -13 "$outs/procs.before" "$outs/procs.now" | awk '{ print $1 }')
+	[ -n "$p" ] || return 0
+	for q in $p; do
+		ps -o pid=,etime=,time=,stat=,args= -p "$q" 2>/dev/null |
+			sed "s/^/--- $name: left running:/"
+	done
+	kill -9 $p 2>/dev/null
+}
 passed=0
 failed=0
 deadline=
@@ -69,6 +112,8 @@ for t in "$here"/t/*.sh; do
 	# shows it): tail follows the file until the sleeper it watches is
 	# stopped, then prints what is left and ends.
 	: >"$out"
+	pids_before=$(procs)
+	drops_before=$(softnet_drops)
 	sleep 100000 & sp=$!
 	tail -n +1 -s 0.2 -f --pid=$sp "$out" & tp=$!
 	timeout -k 5 "$limit" bash "$t" </dev/null >"$out" 2>&1
@@ -77,6 +122,9 @@ for t in "$here"/t/*.sh; do
 	wait $tp $sp 2>/dev/null
 	t1=$(date +%s)
 	echo "--- $name: exit status $rc after $((t1 - t0)) s"
+	leftovers "$name" "$pids_before"
+	d=$(($(softnet_drops) - drops_before))
+	[ "$d" = 0 ] || echo "--- $name: the network stack dropped $d packets"
 	case "$rc" in
 	0) echo "PASS: $name"; passed=$((passed + 1)) ;;
 	77) echo "SKIP: $name" ;;
@@ -86,7 +134,11 @@ for t in "$here"/t/*.sh; do
 		# which the summaries keep (check's ":F:"/":E:" or a script's
 		# FAILED).
 		why=$(grep -a -m 1 -E ':[0-9]+:[FE]:' "$out" ||
-			grep -a -m 1 -E 'FAILED|Sanitizer|[Ff]ailed|error' "$out")
+			grep -a -m 1 -E 'FAILED|Sanitizer|[Ff]ailed|error' "$out" ||
+			grep -a -v '^[[:space:]]*$' "$out" | tail -n 1)
+		[ "$rc" = 124 ] || [ "$rc" = 137 ] &&
+			why="timed out after $limit s; last: $why"
+		guest_state "$name"
 		why=$(printf '%s' "$why" | cut -c 1-240)
 		echo "FAIL: $name${why:+ -- $why}"; failed=$((failed + 1)) ;;
 	esac
