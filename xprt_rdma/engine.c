@@ -550,6 +550,15 @@ int ep_sq_post(struct rpcrdma_ep *ep, struct ibv_send_wr *wr, bool signal)
 
 	if (seq - ep->sq_last_signaled >= ep->signal_every)
 		signal = true;
+	/* siw hands an unsignaled WR of a page or more to TCP by reference
+	 * (zero copy), and its completions mean only "given to TCP": after
+	 * a later WR completes, the buffer is ours again (a reply context
+	 * reused) while TCP may still send or resend from it, and the peer
+	 * receives the next call's bytes (a Long Reply with another XID).
+	 * Signaled WRs are copied. Every WR on iWARP is signaled; the CQ
+	 * holds a completion for each (conn.c). */
+	if (ep->iwarp)
+		signal = true;
 	if (wr->opcode == IBV_WR_RDMA_READ) {
 		/* Its own completion retires it (ep.h, rdq). */
 		if (ep->rdq_count == ep_rd_depth(ep))

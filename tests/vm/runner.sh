@@ -53,7 +53,7 @@ guest_state() {
 	echo "$p memory (MiB): $(free -m | awk '/^Mem:/ { print "total " $2 ", used " $3 ", free " $4 ", cache " $6 ", available " $7 }')"
 	df -m -t tmpfs 2>/dev/null | awk -v p="$p" 'NR > 1 && $3 > 0 { print p " tmpfs " $6 ": " $3 " MiB used" }'
 	echo "$p softnet drops since boot: $(softnet_drops)"
-	dmesg 2>/dev/null | tail -n 25 | sed "s/^/$p dmesg: /"
+	dmesg 2>/dev/null | tail -n 60 | sed "s/^/$p dmesg: /"
 }
 
 # A suite must stop what it started. What is still running is named (with
