@@ -530,7 +530,6 @@ bool ep_sq_free(const struct rpcrdma_ep *ep, uint32_t n, bool tx)
 	       (!tx || ep->tx_count < ep->ntx);
 }
 
-/* Posts one SQ WR (sequence number assigned here). Lock held. */
 void ep_disconnect(struct rpcrdma_ep *ep)
 {
 	struct ep_sigpipe g;
@@ -540,6 +539,7 @@ void ep_disconnect(struct rpcrdma_ep *ep)
 	ep_sigpipe_release(&g);
 }
 
+/* Posts one SQ WR (sequence number assigned here). Lock held. */
 int ep_sq_post(struct rpcrdma_ep *ep, struct ibv_send_wr *wr, bool signal)
 {
 	struct ep_sigpipe g;

@@ -45,8 +45,8 @@ softnet_drops() {
 }
 
 # What a failure may owe to the guest rather than to the code: load,
-# memory, tmpfs use, packets the network stack dropped (softnet_stat's
-# second column, per CPU), the kernel's last words.
+# memory, tmpfs use, packets the network stack dropped since boot, the
+# kernel's last words.
 guest_state() {
 	local p="--- $1:"
 	echo "$p load: $(cut -d' ' -f1-4 /proc/loadavg)"
