@@ -24,7 +24,8 @@
  *   serves again, and once destroyed this process's fds, RDMA objects,
  *   heap in use and VmRSS are back to their idle level.
  *   test_random_client_kills: client children killed 0 to 400 ms after
- *   they begin to connect, 100 times, against one server, which serves
+ *   they begin to connect (on siw: once connected, see kill_from_connect),
+ *   100 times, against one server, which serves
  *   them all the while and afterwards is back to its RDMA objects, fds,
  *   heap in use and VmRSS after one clean client, and serves a fresh
  *   CLIENT.
@@ -70,6 +71,17 @@
 #define XP(f) ((xdrproc_t)(void (*)(void))(f))
 
 static const char *addr_a, *addr_b;
+/*
+ * Whether a client may be killed while it connects. Not on siw: Linux
+ * 6.12's siw queues a connection that closes before siw has taken it
+ * from the listening socket as a close of the listener itself, and
+ * releases the listening socket; every later connect is refused and
+ * destroying the listener then oopses the kernel (list corruption in
+ * siw_destroy_listen). One TCP connect and close to the port does it
+ * (docs/conformance.md, "Providers"); a client killed inside
+ * rdma_connect is such a connection. No library can survive that.
+ */
+static bool kill_from_connect = true;
 
 struct blob {
 	u_int len;
@@ -1200,6 +1212,19 @@ static pid_t cli_spawn(uint16_t port, uint32_t seed, long ncalls, int *rd)
 	return pid;
 }
 
+/* Waits (bounded: 30 s) for the byte 'c' a client child sends once
+ * connected. */
+static void cli_connected(int rd, pid_t pid, int k)
+{
+	struct pollfd pfd = { .fd = rd, .events = POLLIN };
+	char c = 0;
+
+	ck_assert_msg(poll(&pfd, 1, 30000) == 1 && read(rd, &c, 1) == 1 &&
+			      c == 'c',
+		      "client %d (pid %d) did not connect (its stderr says "
+		      "why)", k, (int)pid);
+}
+
 /* The successes a client child reported (it is gone: the pipe ends). */
 static int cli_oks(int rd)
 {
@@ -1277,6 +1302,8 @@ START_TEST(test_random_client_kills)
 
 		dsum += ms_delay;
 		c = cli_spawn(port, hash32(seed + (uint32_t)k + 1u), 0, &rd);
+		if (!kill_from_connect)
+			cli_connected(rd, c, k + 1);
 		usleep((useconds_t)ms_delay * 1000u);
 		kill(c, SIGKILL);
 		ck_assert_int_eq(waitpid(c, &wst, 0), c);
@@ -1315,9 +1342,11 @@ START_TEST(test_random_client_kills)
 	srv_exit(port, srv);
 
 	printf("%s: %d clients killed in %.1f s (delays 0 to %d ms after "
-	       "each began to connect, a quarter under %d, %.0f ms on "
+	       "each %s, a quarter under %d, %.0f ms on "
 	       "average); %d of them had verified successes, %d in all\n",
-	       tag, kills, t_loop, K_DELAY_MS, K_DELAY_MS / 8,
+	       tag, kills, t_loop, K_DELAY_MS,
+	       kill_from_connect ? "began to connect" : "connected (siw)",
+	       K_DELAY_MS / 8,
 	       (double)dsum / kills, with_oks, oks_sum);
 	printf("%s: the server's open fds %d after one clean client, %d "
 	       "after the kills (%.1f s to get there)\n", tag, fd0, fd1,
@@ -1390,6 +1419,8 @@ static int client_main(char **argv)
 			clnt_spcreateerror("clnt_rdma_create"));
 		return X_CREATE;
 	}
+	if (write(m.ok_fd, "c", 1) != 1)
+		return X_CREATE;
 	if (mixers_start(ms, th, M_THREADS, &m))
 		return X_FAILED;
 	mixers_join(ms, th, M_THREADS, &tot);
@@ -1420,7 +1451,7 @@ static Suite *faults_suite(void)
 
 int main(int argc, char **argv)
 {
-	const char *tun;
+	const char *tun, *p;
 	SRunner *sr;
 	int failed;
 
@@ -1429,6 +1460,8 @@ int main(int argc, char **argv)
 		execve("/proc/self/exe", argv, spawn_env());
 		perror("t_faults: execve (the heap counts may drift)");
 	}
+	p = getenv("RPCRDMA_PROVIDER");
+	kill_from_connect = !p || strcmp(p, "siw") != 0;
 	if (argc == 5 && strcmp(argv[1], "server") == 0)
 		return server_main(argv[2], argv[3], argv[4]);
 	if (argc == 8 && strcmp(argv[1], "client") == 0)
