@@ -7,7 +7,7 @@
 # boot running them all again on software iWARP (--provider siw). Run from
 # the top build directory, as automake does. The guest console log of a
 # failed boot is kept in tests/vm/console-K[-siw].log. RPCRDMA_VM_TIMEOUT
-# bounds each boot (default 1200 s: the tier takes about 12 minutes under
+# bounds each boot (default 1500 s: the tier takes about 12 to 17 minutes under
 # TCG). The last line adds up every boot's tests: "N passed, M failed".
 here=$(cd "$(dirname "$0")" && pwd) || exit 99
 mkdir -p tests/vm || exit 99
@@ -29,7 +29,7 @@ for b in $boots; do
 	echo "=== guest tier on the $k kernel ($prov)"
 	start=$(date +%s)
 	"$here/run" --kernel "$k" --provider "$prov" \
-		--timeout "${RPCRDMA_VM_TIMEOUT:-1200}" \
+		--timeout "${RPCRDMA_VM_TIMEOUT:-1500}" \
 		--log "$log" -- "$here/runner.sh" | tee "$out"
 	rc=$?
 	# tee's status hides run's: take it from the runner's summary.
