@@ -255,16 +255,20 @@ static pid_t self_spawn(const char *const argv[], int *rd)
 	return pid;
 }
 
-/* Waits (bounded: 30 s) for the byte 'r' that a spawned child sends when
- * it is ready. */
-static void spawn_ready(int rd, pid_t pid, const char *what)
+/* Whether a spawned child's next byte on rd is want (bounded: 30 s). */
+static bool child_sent(int rd, char want)
 {
 	struct pollfd pfd = { .fd = rd, .events = POLLIN };
 	char c = 0;
 
-	ck_assert_msg(poll(&pfd, 1, 30000) == 1 && read(rd, &c, 1) == 1 &&
-			      c == 'r',
-		      "%s (pid %d) did not come up", what, (int)pid);
+	return poll(&pfd, 1, 30000) == 1 && read(rd, &c, 1) == 1 && c == want;
+}
+
+/* Waits for the byte 'r' that a spawned child sends when it is ready. */
+static void spawn_ready(int rd, pid_t pid, const char *what)
+{
+	ck_assert_msg(child_sent(rd, 'r'), "%s (pid %d) did not come up", what,
+		      (int)pid);
 }
 
 /* Starts this program in server mode on addr_b:port; returns once it
@@ -1212,15 +1216,10 @@ static pid_t cli_spawn(uint16_t port, uint32_t seed, long ncalls, int *rd)
 	return pid;
 }
 
-/* Waits (bounded: 30 s) for the byte 'c' a client child sends once
- * connected. */
+/* Waits for the byte 'c' a client child sends once connected. */
 static void cli_connected(int rd, pid_t pid, int k)
 {
-	struct pollfd pfd = { .fd = rd, .events = POLLIN };
-	char c = 0;
-
-	ck_assert_msg(poll(&pfd, 1, 30000) == 1 && read(rd, &c, 1) == 1 &&
-			      c == 'c',
+	ck_assert_msg(child_sent(rd, 'c'),
 		      "client %d (pid %d) did not connect (its stderr says "
 		      "why)", k, (int)pid);
 }
