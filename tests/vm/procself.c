@@ -157,14 +157,15 @@ void stats_print(const char *who, const struct rpcrdma_stats *st)
 	fflush(stdout);
 }
 
-/* The first line of /proc/self/task/TID/NAME, or "" (no newline). */
-static void task_line(const char *tid, const char *name, char *buf, size_t n)
+/* The first line of /proc/PROC/task/TID/NAME, or "" (no newline). */
+static void task_line(const char *proc, const char *tid, const char *name,
+		      char *buf, size_t n)
 {
 	char path[320];
 	FILE *f;
 
 	buf[0] = '\0';
-	snprintf(path, sizeof(path), "/proc/self/task/%s/%s", tid, name);
+	snprintf(path, sizeof(path), "/proc/%s/task/%s/%s", proc, tid, name);
 	f = fopen(path, "r");
 	if (!f)
 		return;
@@ -176,11 +177,14 @@ static void task_line(const char *tid, const char *name, char *buf, size_t n)
 
 /* One look at every thread: state, CPU ticks in user and kernel mode,
  * the system call it is in, its kernel stack. */
-static void threads_look(const char *who, int round)
+static void threads_look(const char *who, const char *proc, int round)
 {
-	DIR *d = opendir("/proc/self/task");
+	char dir[64];
+	DIR *d;
 	struct dirent *e;
 
+	snprintf(dir, sizeof(dir), "/proc/%s/task", proc);
+	d = opendir(dir);
 	if (!d)
 		return;
 	while ((e = readdir(d))) {
@@ -192,10 +196,10 @@ static void threads_look(const char *who, int round)
 
 		if (e->d_name[0] == '.')
 			continue;
-		task_line(e->d_name, "comm", comm, sizeof(comm));
-		task_line(e->d_name, "wchan", wchan, sizeof(wchan));
-		task_line(e->d_name, "stat", stat, sizeof(stat));
-		task_line(e->d_name, "syscall", sc, sizeof(sc));
+		task_line(proc, e->d_name, "comm", comm, sizeof(comm));
+		task_line(proc, e->d_name, "wchan", wchan, sizeof(wchan));
+		task_line(proc, e->d_name, "stat", stat, sizeof(stat));
+		task_line(proc, e->d_name, "syscall", sc, sizeof(sc));
 		p = strrchr(stat, ')');
 		/* After the name: state, then fields 4..13, utime, stime. */
 		if (p && sscanf(p + 2, "%c %*s %*s %*s %*s %*s %*s %*s %*s "
@@ -206,7 +210,7 @@ static void threads_look(const char *who, int round)
 		       state, ut, st, wchan, sc);
 		if (round)
 			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%s/stack",
+		snprintf(path, sizeof(path), "/proc/%s/task/%s/stack", proc,
 			 e->d_name);
 		f = fopen(path, "r");
 		for (int i = 0; f && i < 12 && fgets(line, sizeof(line), f);
@@ -219,16 +223,18 @@ static void threads_look(const char *who, int round)
 	fflush(stdout);
 }
 
-void threads_print(const char *who)
+void pid_threads_print(const char *who, pid_t pid)
 {
-	char cmd[400];
+	char cmd[400], proc[24] = "self";
 
+	if (pid > 0)
+		snprintf(proc, sizeof(proc), "%d", (int)pid);
 	/* Two looks a second apart: a thread whose ticks grow spins, in
 	 * user space (utime) or in the kernel (stime). No debugger: gdb
 	 * attaching to such a thread once left a guest CPU soft-locked. */
-	threads_look(who, 0);
+	threads_look(who, proc, 0);
 	sleep(1);
-	threads_look(who, 1);
+	threads_look(who, proc, 1);
 	snprintf(cmd, sizeof(cmd), "cat /proc/loadavg | sed 's/^/%s: "
 		 "loadavg /'; ps -eLo pid,tid,stat,pcpu,time,comm "
 		 "--sort=-pcpu | head -n 12 | sed 's/^/%s: ps /'; "
@@ -236,4 +242,9 @@ void threads_print(const char *who)
 	if (system(cmd) != 0)
 		printf("%s: no loadavg or dmesg\n", who);
 	fflush(stdout);
+}
+
+void threads_print(const char *who)
+{
+	pid_threads_print(who, 0);
 }
