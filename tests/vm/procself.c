@@ -225,7 +225,7 @@ static void threads_look(const char *who, const char *proc, int round)
 
 void pid_threads_print(const char *who, pid_t pid)
 {
-	char cmd[400], proc[24] = "self";
+	char proc[24] = "self";
 
 	if (pid > 0)
 		snprintf(proc, sizeof(proc), "%d", (int)pid);
@@ -235,6 +235,13 @@ void pid_threads_print(const char *who, pid_t pid)
 	threads_look(who, proc, 0);
 	sleep(1);
 	threads_look(who, proc, 1);
+}
+
+void threads_print(const char *who)
+{
+	char cmd[400];
+
+	pid_threads_print(who, 0);
 	snprintf(cmd, sizeof(cmd), "cat /proc/loadavg | sed 's/^/%s: "
 		 "loadavg /'; ps -eLo pid,tid,stat,pcpu,time,comm "
 		 "--sort=-pcpu | head -n 12 | sed 's/^/%s: ps /'; "
@@ -242,9 +249,4 @@ void pid_threads_print(const char *who, pid_t pid)
 	if (system(cmd) != 0)
 		printf("%s: no loadavg or dmesg\n", who);
 	fflush(stdout);
-}
-
-void threads_print(const char *who)
-{
-	pid_threads_print(who, 0);
 }

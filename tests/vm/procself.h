@@ -39,7 +39,7 @@ void stats_print(const char *who, const struct rpcrdma_stats *st);
  * kernel and its kernel stack; then the load and the kernel's log (a
  * hang says where, a spin shows as growing ticks). */
 void threads_print(const char *who);
-/* The same of another process (pid > 0; 0: this one). */
+/* Only the threads, of another process (pid > 0; 0: this one). */
 void pid_threads_print(const char *who, pid_t pid);
 
 #endif

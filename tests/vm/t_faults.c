@@ -856,8 +856,8 @@ static void cycle(uint16_t port, int i, pid_t srv)
 		printf("cycle %d: %s after %.3f s\n", i, clnt_sperrno(st),
 		       now_s() - t);
 		stats_print("cycle client", &cs);
-		threads_print("cycle client");
 		pid_threads_print("cycle server", srv);
+		threads_print("cycle client");	/* and the guest's state, once */
 		ck_abort_msg("cycle %d: %s", i, clnt_sperrno(st));
 	}
 	clnt_destroy(cl);
