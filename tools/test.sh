@@ -100,10 +100,11 @@ rm -rf "$inst"
 # the real verbs paths. 71-cleanup's VmRSS bounds do not hold under ASan.
 step "guest suites under ASan+UBSan (build-san, backports kernel)"
 (cd build-san && make -j"$jobs" >/dev/null &&
-	"$top/tests/vm/run" --timeout 1500 -- "$top/tests/vm/runner.sh" \
+	"$top/tests/vm/run" --timeout 1500 --crash-retry -- \
+		"$top/tests/vm/runner.sh" \
 		40-clnt 45-svc 46-limits 47-pool 50-engine 60-kv 65-nfsd \
 		70-faults) | tee build-san/guest-asan.log |
-	grep -E '^(PASS|FAIL|SKIP): |^[0-9]+ passed, [0-9]+ failed|Sanitizer'
+	grep -E '^(PASS|FAIL|SKIP): |^[0-9]+ passed, [0-9]+ failed|Sanitizer|^run: '
 grep -qE '^8 passed, 0 failed' build-san/guest-asan.log ||
 	{ tail -n 80 build-san/guest-asan.log; exit 1; }
 

@@ -8,7 +8,9 @@
 # the top build directory, as automake does. The guest console log of a
 # failed boot is kept in tests/vm/console-K[-siw].log. RPCRDMA_VM_TIMEOUT
 # bounds each boot (default 1500 s: the tier takes about 12 to 17 minutes under
-# TCG). The last line adds up every boot's tests: "N passed, M failed".
+# TCG; a boot whose guest kernel crashed runs once more, and its line says
+# so: tests/vm/run --crash-retry). The last line adds up every boot's
+# tests: "N passed, M failed".
 here=$(cd "$(dirname "$0")" && pwd) || exit 99
 mkdir -p tests/vm || exit 99
 kernels=${RPCRDMA_VM_KERNELS:-backports}
@@ -30,7 +32,7 @@ for b in $boots; do
 	start=$(date +%s)
 	"$here/run" --kernel "$k" --provider "$prov" \
 		--timeout "${RPCRDMA_VM_TIMEOUT:-1500}" \
-		--log "$log" -- "$here/runner.sh" | tee "$out"
+		--log "$log" --crash-retry -- "$here/runner.sh" | tee "$out"
 	rc=$?
 	# tee's status hides run's: take it from the runner's summary.
 	sum=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$out" | tail -n 1)
@@ -42,7 +44,8 @@ for b in $boots; do
 	passed=$((passed + p))
 	failed=$((failed + f))
 	kv=$(sed -n 's/^runner: guest kernel //p' "$out" | head -n 1)
-	echo "guest tier ($tag, ${kv:-kernel unknown}, $prov): $(($(date +%s) - start)) s, $sum"
+	crash=$(grep -m1 '^run: the guest kernel crashed' "$out")
+	echo "guest tier ($tag, ${kv:-kernel unknown}, $prov): $(($(date +%s) - start)) s, $sum${crash:+ (${crash#run: })}"
 	if [ "$rc" = 0 ]; then
 		rm -f "$log"
 	else

@@ -239,13 +239,17 @@ void pid_threads_print(const char *who, pid_t pid)
 
 void threads_print(const char *who)
 {
-	char cmd[400];
+	char cmd[600];
 
 	pid_threads_print(who, 0);
+	/* The TCP sockets (iWARP's, siw's kernel sockets among them) with
+	 * their queues: bytes a side never read show in Recv-Q. */
 	snprintf(cmd, sizeof(cmd), "cat /proc/loadavg | sed 's/^/%s: "
 		 "loadavg /'; ps -eLo pid,tid,stat,pcpu,time,comm "
 		 "--sort=-pcpu | head -n 12 | sed 's/^/%s: ps /'; "
-		 "dmesg | tail -n 15 | sed 's/^/%s: dmesg /'", who, who, who);
+		 "ss -tan | grep -v TIME-WAIT | head -n 20 | sed 's/^/%s: tcp /'; "
+		 "dmesg | tail -n 15 | sed 's/^/%s: dmesg /'",
+		 who, who, who, who);
 	if (system(cmd) != 0)
 		printf("%s: no loadavg or dmesg\n", who);
 	fflush(stdout);
