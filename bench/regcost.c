@@ -10,7 +10,7 @@
  *
  *   copy    memcpy of n bytes from a malloc'd, touched caller buffer into
  *           a buffer registered once (LOCAL_WRITE | MW_BIND, as a slot's
- *           call buffer is, xprt_rdma/win.c)
+ *           call buffer is, engine/win.c)
  *   reg     ibv_reg_mr(the caller's n bytes, LOCAL_WRITE | REMOTE_READ)
  *           + ibv_dereg_mr: zero-copy exposing the MR's own rkey
  *   win     IBV_WR_BIND_MW of a type-2 window over n bytes of the

@@ -37,7 +37,7 @@
 #include <sys/eventfd.h>
 #include <stddef.h>
 #include <rpcrdma/rpcrdma.h>
-#include "engine.h"
+#include "engine/engine.h"
 #include "svc.h"
 
 struct pool_worker {

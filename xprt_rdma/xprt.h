@@ -5,7 +5,7 @@
 
 #include <rpcrdma/rpcrdma.h>
 #include <rpcrdma/plan.h>
-#include "engine.h"
+#include "engine/engine.h"
 
 /* Fills o from the defaults, then the RPCRDMA_* environment variables. */
 void rpcrdma_opts_from_env(struct rpcrdma_opts *o);

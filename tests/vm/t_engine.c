@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Guest test of the verbs engine (xprt_rdma/engine.h) on Soft-RoCE: a
+ * Guest test of the verbs engine (engine/engine.h) on Soft-RoCE: a
  * listener on $RPCRDMA_ADDR_B and a client from $RPCRDMA_ADDR_A in one
  * process, the server side driven by a thread where both must run at once.
  * Run: tests/vm/run -- ./tests/vm/t_engine (from the build directory).
@@ -20,8 +20,8 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "xprt_rdma/engine.h"
-#include "xprt_rdma/ep.h"
+#include "engine/engine.h"
+#include "engine/ep_int.h"
 
 #define T_TIMEOUT_MS	10000
 

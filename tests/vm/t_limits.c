@@ -26,7 +26,7 @@
 #include <rpc/rpc.h>
 #include <rpcrdma/rpcrdma.h>
 #include "harness.h"
-#include "../../xprt_rdma/ep.h"
+#include "../../engine/ep_int.h"
 
 /* Waits up to ms for the process's disconnect count to exceed n. */
 static bool disconnects_above(uint64_t n, int ms)

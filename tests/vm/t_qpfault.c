@@ -131,7 +131,7 @@ static void r_note(struct ibv_mr *mr, struct ibv_pd *pd, size_t length,
 		   unsigned int access)
 {
 	if (mr && pd == atomic_load(&r_watch_pd) &&
-	    /* A Read sink: local write, and remote write on iWARP (ep.h,
+	    /* A Read sink: local write, and remote write on iWARP (ep_int.h,
 	     * ep_sink_access); never remote read. */
 	    (access & IBV_ACCESS_LOCAL_WRITE) &&
 	    !(access & IBV_ACCESS_REMOTE_READ) && length >= r_watch_len &&

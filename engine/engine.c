@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ep.h"
+#include "ep_int.h"
 
 #define EP_POLL_BATCH		16
 
@@ -183,7 +183,7 @@ static int ep_wc(struct rpcrdma_ep *ep, const struct ibv_wc *wc)
 	if (wc->wr_id > ep->sq_max)
 		ep->sq_max = wc->wr_id;
 	/* A Send or Write completed past a Read still waiting for its
-	 * response (iWARP, ep.h) retires nothing from that Read on. */
+	 * response (iWARP, ep_int.h) retires nothing from that Read on. */
 	ep->sq_done = ep->rdq_count && ep->rdq[ep->rdq_head] <= ep->sq_max ?
 		      ep->rdq[ep->rdq_head] - 1 : ep->sq_max;
 	tx_reclaim(ep);
@@ -560,7 +560,7 @@ int ep_sq_post(struct rpcrdma_ep *ep, struct ibv_send_wr *wr, bool signal)
 	if (ep->iwarp)
 		signal = true;
 	if (wr->opcode == IBV_WR_RDMA_READ) {
-		/* Its own completion retires it (ep.h, rdq). */
+		/* Its own completion retires it (ep_int.h, rdq). */
 		if (ep->rdq_count == ep_rd_depth(ep))
 			return -EAGAIN;
 		signal = true;

@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "ep.h"
+#include "ep_int.h"
 
 int rpcrdma_ep_reg(struct rpcrdma_ep *ep, void *addr, size_t len,
 		   enum rpcrdma_access access, struct rpcrdma_mr **out)

@@ -31,7 +31,7 @@
 #include <unistd.h>
 #include <sys/timerfd.h>
 
-#include "ep.h"
+#include "ep_int.h"
 
 static void xf_append(struct rpcrdma_xfer **head, struct rpcrdma_xfer **tail,
 		      struct rpcrdma_xfer *x)

@@ -3,7 +3,7 @@
  * Connection management through librdmacm: client connect, listener and
  * accept, RFC 8797 Private Data exchange, endpoint resources and teardown.
  * The data path (completions, sends, RDMA Read / Write) is in engine.c;
- * ep.h explains how an endpoint's fd reports both data and disconnection.
+ * ep_int.h explains how an endpoint's fd reports both data and disconnection.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,7 +16,7 @@
 #include <sys/eventfd.h>
 #include <sys/timerfd.h>
 
-#include "ep.h"
+#include "ep_int.h"
 
 /* Caps on what we ask of the device. */
 #define EP_MAX_RD_ATOM		16u
@@ -227,7 +227,7 @@ static void ep_free(struct rpcrdma_ep *ep)
 	if (ep->stallfd >= 0)
 		close(ep->stallfd);
 	/* On iWARP, destroying the QP and the id may send (an MPA reject,
-	 * a FIN) from this thread: under the guard of ep.h. */
+	 * a FIN) from this thread: under the guard of ep_int.h. */
 	ep_sigpipe_hold(ep->iwarp, &g);
 	if (ep->qp)
 		rdma_destroy_qp(ep->id);
@@ -754,7 +754,7 @@ static bool pending_has(struct rpcrdma_listener *l, struct rpcrdma_ep *ep)
 	return false;
 }
 
-/* rdma_reject under the SIGPIPE guard of ep.h (the id may have no
+/* rdma_reject under the SIGPIPE guard of ep_int.h (the id may have no
  * endpoint yet). */
 static void id_reject(struct rdma_cm_id *id)
 {

@@ -21,7 +21,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 
-#include "ep.h"
+#include "ep_int.h"
 
 #define RXE_VENDOR_ID	0xffffffu	/* the kernel's rdma_rxe */
 
