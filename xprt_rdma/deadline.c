@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Deadlines on CLOCK_MONOTONIC, for clnt_call timeouts in both
- * directions (clnt_rdma.c, svc_rdma.c's callbacks). */
+ * directions (clnt_rdma.c, svc_bc.c's callbacks). */
 #include <limits.h>
 #include <time.h>
 #include "xprt.h"

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Shared by the server transports (svc_rdma.c) and the thread pool that
- * can drive them (svc_pool.c, rpcrdma_svc_run).
+ * Shared by the server transports (svc_rdma.c and the files below it,
+ * svc_conn.h) and the thread pool that can drive them (svc_pool.c,
+ * rpcrdma_svc_run).
  *
  * Every rdma SVCXPRT (listener or connection) is a member: it is
  * registered with libtirpc through svc_member_join, never directly.
@@ -49,7 +50,8 @@ void svc_pool_call_begin(void);
  * thread is poisoned. Outside a pool: false. */
 bool svc_pool_after_dispatch(void);
 
-/* xp_ops of transports that carry no calls (listeners, the waker). */
+/* xp_ops of transports that carry no calls (listeners, the waker):
+ * tirpc.c. */
 bool_t svc_no_args(SVCXPRT *xprt, xdrproc_t xargs, void *argsp);
 bool_t svc_no_reply(SVCXPRT *xprt, struct rpc_msg *msg);
 enum xprt_stat svc_stat_idle(SVCXPRT *xprt);

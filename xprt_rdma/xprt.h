@@ -25,7 +25,8 @@ void xprt_deadline_after(struct timespec *dl, const struct timeval *tv);
 int xprt_ms_left(const struct timespec *dl);
 
 /* Encodes an RPC reply into x as svc_vc does, letting xprt's auth flavour
- * wrap the results (svc_rdma.c; the backward direction's too). */
+ * wrap the results (tirpc.c: the server's replies and the backward
+ * direction's too). */
 bool xprt_reply_encode(SVCXPRT *xprt, XDR *x, struct rpc_msg *msg);
 
 /* rpcbind over TCP to the local (server) or remote (client) rpcbind,

@@ -1,0 +1,481 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The receive side of a connection (libtirpc's xp_recv, xp_getargs,
+ * xp_freeargs): each received message taken into a call context or
+ * handed to svc_bc.c as the answer to a backward call, the client's
+ * credit overrun, the RDMA Reads of read chunks and the call rebuilt
+ * from them (lib/splice.c), the ready queue, the RPC header parsed for
+ * libtirpc, and conn_pump, which moves a connection on for a dispatch
+ * function of its own waiting for a backward reply.
+ *
+ * Completion-driven: nothing whose timing the peer controls blocks the
+ * thread that runs svc_run. A connection has up to twice its credits of
+ * calls in progress (struct svc_call): a call with read chunks has its
+ * RDMA Reads posted and waits for them while the connection serves
+ * others; calls whose data is in wait for dispatch, which libtirpc does
+ * one at a time per transport; a reply's RDMA Writes and its Send are
+ * posted together and never waited on; a full send queue makes work wait
+ * in the engine (xfer.c), not the thread. Each xp_recv handles a bounded
+ * number of messages; xp_stat then lets other connections in and makes
+ * this one's fd readable again (rpcrdma_ep_kick).
+ *
+ * A client found with more calls outstanding than it was ever granted
+ * (RFC 8166 section 3.3.1) is disconnected (and with rnr_retry_count 0
+ * a flood past the provisioned receives breaks its own connection).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <rpcrdma/splice.h>
+#include "svc_conn.h"
+
+static int grow(uint8_t **buf, size_t *cap, size_t need)
+{
+	uint8_t *nb;
+
+	if (need <= *cap)
+		return 0;
+	nb = realloc(*buf, need);
+	if (!nb)
+		return -ENOMEM;
+	*buf = nb;
+	*cap = need;
+	return 0;
+}
+
+/*
+ * Where k's read chunks go once read into rd: the inline part (for
+ * RDMA_NOMSG the position-zero chunk) and the pieces spliced in at their
+ * XDR positions (one chunk = consecutive read segments sharing a
+ * position). 0, or -EMSGSIZE.
+ */
+static int call_layout(const struct svc_call *k, const uint8_t *rd,
+		       struct rpcrdma_piece *pieces, uint32_t *npieces,
+		       const uint8_t **inl, size_t *inl_len)
+{
+	const struct rpcrdma_msg *h = &k->hdr;
+	bool nomsg = h->proc == RPCRDMA_NOMSG;
+	uint64_t off = 0;
+	uint32_t i, j;
+
+	*inl = k->rx.data + k->hlen;
+	*inl_len = k->rx.len - k->hlen;
+	*npieces = 0;
+	for (i = 0; i < h->nreads; i = j) {
+		uint32_t pos = h->reads[i].position;
+		uint64_t clen = 0;
+
+		for (j = i; j < h->nreads && h->reads[j].position == pos; j++)
+			clen += h->reads[j].seg.length;
+		if (pos == 0 && nomsg && i == 0) {
+			*inl = rd + off;
+			*inl_len = (size_t)clen;
+		} else {
+			if (clen > UINT32_MAX)
+				return -EMSGSIZE;
+			pieces[*npieces].position = pos;
+			pieces[*npieces].data = rd + off;
+			pieces[*npieces].length = (uint32_t)clen;
+			(*npieces)++;
+		}
+		off += clen;
+	}
+	return 0;
+}
+
+/*
+ * Posts the RDMA Reads of every read chunk of k (RFC 8166 section 3.5.3)
+ * into k->rdbuf, in the order of the read list; the call waits for them
+ * in CALL_READING while the connection serves others. Checked before any
+ * Read, so a bad call costs no transfer: -EMSGSIZE when the chunks are
+ * larger than max_msg or carry no call (the caller answers ERR_CHUNK),
+ * -EBADMSG when an RDMA_MSG's chunks cannot be spliced into its inline
+ * part (positions past it: the caller answers GARBAGE_ARGS). Or another
+ * -errno.
+ */
+static int call_start_reads(struct svc_call *k)
+{
+	const struct rpcrdma_msg *h = &k->hdr;
+	struct rpcrdma_piece pieces[RPCRDMA_MAX_READ_SEGS];
+	const uint8_t *inl;
+	uint64_t total = 0;
+	size_t inl_len, need;
+	uint32_t i, np;
+	int rc;
+
+	/* RDMA_NOMSG without a position-zero chunk carries no call; a
+	 * client that answers no RDMA Read cannot send chunks. */
+	if ((h->proc == RPCRDMA_NOMSG &&
+	     (h->nreads == 0 || h->reads[0].position != 0)) ||
+	    !rpcrdma_ep_can_read(k->c->ep))
+		return -EMSGSIZE;
+	for (i = 0; i < h->nreads; i++) {
+		k->rdsegs[i] = h->reads[i].seg;
+		total += h->reads[i].seg.length;
+	}
+	if (total > k->c->max_msg || total == 0)
+		return -EMSGSIZE;
+	rc = grow(&k->rdbuf, &k->rdcap, (size_t)total);
+	if (rc)
+		return rc;
+	rc = call_layout(k, k->rdbuf, pieces, &np, &inl, &inl_len);
+	if (rc)
+		return rc;
+	need = np ? rpcrdma_splice_len(inl_len, pieces, np) : inl_len;
+	if (np && need == 0)
+		return h->proc == RPCRDMA_MSG ? -EBADMSG : -EMSGSIZE;
+	if (need > k->c->max_msg)
+		return -EMSGSIZE;
+	k->xfer.read = true;
+	k->xfer.local = k->rdbuf;
+	k->xfer.len = total;
+	k->xfer.segs = k->rdsegs;
+	k->xfer.nsegs = h->nreads;
+	k->state = CALL_READING;
+	rc = rpcrdma_ep_xfer_start(k->c->ep, &k->xfer);
+	if (rc == 0)
+		STAT_INC(k->c, read_chunks);
+	return rc;
+}
+
+/*
+ * The reads of k are in: rebuild the RPC message (call_layout, checked
+ * by call_start_reads). 0, or -EMSGSIZE (the caller answers ERR_CHUNK).
+ */
+static int call_finish_reads(struct svc_call *k)
+{
+	struct rpcrdma_piece pieces[RPCRDMA_MAX_READ_SEGS];
+	const uint8_t *inl;
+	size_t inl_len, need;
+	uint32_t npieces;
+
+	if (call_layout(k, k->rdbuf, pieces, &npieces, &inl, &inl_len))
+		return -EMSGSIZE;
+	if (npieces == 0) {
+		if (inl_len > k->c->max_msg)
+			return -EMSGSIZE;
+		k->msg = inl;
+		k->msg_len = inl_len;
+		return 0;
+	}
+	need = rpcrdma_splice_len(inl_len, pieces, npieces);
+	if (need == 0 || need > k->c->max_msg ||
+	    grow(&k->callbuf, &k->callcap, need))
+		return -EMSGSIZE;
+	if (rpcrdma_splice(inl, inl_len, pieces, npieces, k->callbuf, need,
+			   &k->msg_len))
+		return -EMSGSIZE;
+	k->msg = k->callbuf;
+	return 0;
+}
+
+static void ready_push(struct svc_conn *c, struct svc_call *k)
+{
+	k->state = CALL_READY;
+	k->next = NULL;
+	if (c->ready_tail)
+		c->ready_tail->next = k;
+	else
+		c->ready = k;
+	c->ready_tail = k;
+}
+
+static struct svc_call *ready_pop(struct svc_conn *c)
+{
+	struct svc_call *k = c->ready;
+
+	if (k) {
+		c->ready = k->next;
+		if (!c->ready)
+			c->ready_tail = NULL;
+		k->next = NULL;
+	}
+	return k;
+}
+
+/*
+ * Takes one received message into k: answered with RDMA_ERROR or dropped
+ * (k freed), ready for dispatch (inline), or waiting for its RDMA Reads.
+ */
+static void call_take(struct svc_call *k)
+{
+	struct svc_conn *c = k->c;
+	enum rpcrdma_hdr_err herr;
+	int rc;
+
+	herr = rpcrdma_hdr_decode(k->rx.data, k->rx.len, &c->lim, &k->hdr,
+				  &k->hlen);
+	if (herr != RPCRDMA_HDR_OK) {
+		STAT_INC(c, bad_headers);
+		/*
+		 * A message shorter than the smallest header of a call (28
+		 * bytes, RFC 8166 section 4.2) is discarded unanswered, as
+		 * the Linux server does. Never answer an RDMA_ERROR with
+		 * another, of any version (a malformed one included), or
+		 * two peers could ping-pong forever.
+		 */
+		if (k->rx.len >= RPCRDMA_HDR_MIN &&
+		    k->hdr.proc != RPCRDMA_ERROR)
+			call_send_error(k, rpcrdma_hdr_err_to_wire(herr));
+		else
+			call_put(k);
+		return;
+	}
+	switch (k->hdr.proc) {
+	case RPCRDMA_MSG:
+		STAT_INC(c, recv_msg);
+		break;
+	case RPCRDMA_NOMSG:
+		STAT_INC(c, recv_nomsg);
+		break;
+	case RPCRDMA_ERROR:
+		conn_count_error_recv(c, &k->hdr);
+		call_put(k);
+		return;
+	default:
+		call_put(k);
+		return;
+	}
+	if (k->hdr.nreads == 0) {
+		if (k->hdr.proc == RPCRDMA_NOMSG) {
+			/* RDMA_NOMSG with no position-zero chunk: no call. */
+			call_send_error(k, RPCRDMA_ERR_CHUNK);
+			return;
+		}
+		k->msg = k->rx.data + k->hlen;
+		k->msg_len = k->rx.len - k->hlen;
+		ready_push(c, k);
+		return;
+	}
+	rc = call_start_reads(k);
+	if (rc == -EMSGSIZE) {
+		/* RFC 8166 section 4.5.3: chunks we cannot process. */
+		call_send_error(k, RPCRDMA_ERR_CHUNK);
+	} else if (rc == -EBADMSG) {
+		/*
+		 * RFC 8166 section 4.5.2: a valid header whose chunks do not
+		 * match the Payload stream SHOULD get GARBAGE_ARGS. The
+		 * inline part alone is parsed for the RPC header the reply
+		 * needs; the chunks are never read.
+		 */
+		k->garbage = true;
+		k->msg = k->rx.data + k->hlen;
+		k->msg_len = k->rx.len - k->hlen;
+		ready_push(c, k);
+	} else if (rc) {
+		conn_fail(c, rc);
+		call_put(k);
+	}
+}
+
+/* Moves on the transfers that finished: reads make calls ready, sends
+ * free their call. */
+static void conn_reap_xfers(struct svc_conn *c)
+{
+	struct rpcrdma_xfer *x;
+
+	while ((x = rpcrdma_ep_xfer_done(c->ep))) {
+		struct svc_call *k = x->owner;
+
+		if (x->status) {
+			/* The connection is gone or the peer's segments
+			 * failed us (bad rkey): nothing on it completes. */
+			conn_fail(c, x->status);
+			call_put(k);
+			continue;
+		}
+		if (k->state == CALL_SENDING) {
+			call_put(k);
+			continue;
+		}
+		if (call_finish_reads(k))
+			call_send_error(k, RPCRDMA_ERR_CHUNK);
+		else
+			ready_push(c, k);
+	}
+}
+
+/*
+ * Hands the ready call k to libtirpc: parses its RPC header into msg.
+ * An RPC message we cannot parse is dropped, as svc_vc does.
+ */
+static bool call_parse(struct svc_call *k, struct rpc_msg *msg)
+{
+	struct svc_conn *c = k->c;
+
+	xdrmem_create(&c->args, (char *)(uintptr_t)k->msg, (u_int)k->msg_len,
+		      XDR_DECODE);
+	if (!xdr_callmsg(&c->args, msg)) {
+		XDR_DESTROY(&c->args);
+		/* A call refused for its chunks is answered all the same. */
+		if (k->garbage)
+			call_send_error(k, RPCRDMA_ERR_CHUNK);
+		else
+			call_put(k);
+		return false;
+	}
+	/* RFC 8166 section 4.2.1: rdma_xid repeats the RPC message's XID;
+	 * the reply would otherwise be matched to the wrong call. */
+	if (msg->rm_xid != k->hdr.xid) {
+		XDR_DESTROY(&c->args);
+		STAT_INC(c, xid_mismatches);
+		call_send_error(k, RPCRDMA_ERR_CHUNK);
+		return false;
+	}
+	k->state = CALL_SERVING;
+	c->serving = k;
+	return true;
+}
+
+/*
+ * One received message: an answer to a backward call, or a forward call
+ * taken into a free context (one is free: the caller checked). False when
+ * the client has more forward calls outstanding than ever granted (RFC
+ * 8166 section 3.3.1): every call queued behind this one was sent before
+ * our reply to it. Answers to backward calls queued beside them are not
+ * calls (RFC 8167 section 3.3): they are told apart only when the bound
+ * is passed, by a second look at the queue. The connection is then
+ * closed.
+ */
+static bool conn_take_msg(struct svc_conn *c, struct rpcrdma_rx *rx)
+{
+	struct svc_call *k;
+	uint32_t held, bound;
+
+	if (conn_take_bc_answer(c, rx))
+		return true;
+	held = c->active + 1 + rpcrdma_ep_rx_queued(c->ep);
+	bound = c->grant_max ? c->grant_max : rpcrdma_ep_credits(c->ep);
+
+	if (held > bound &&
+	    c->active + 1 + rpcrdma_ep_rx_queued_count(c->ep,
+						       msg_is_not_bc_answer) >
+		    bound) {
+		STAT_INC(c, credit_overruns);
+		rpcrdma_ep_rx_done(c->ep, rx);
+		conn_fail(c, -EPROTO);
+		return false;
+	}
+	k = call_get(c);
+	k->rx = *rx;
+	k->has_rx = true;
+	k->state = CALL_READING;	/* counted as in progress */
+	c->active++;
+	call_take(k);
+	return true;
+}
+
+/*
+ * A dispatch function of c waits for a backward reply: nobody else
+ * serves c meanwhile, so its own thread moves c on, as conn_recv would,
+ * for up to ms (forward calls arriving meanwhile wait in the ready queue
+ * for the dispatch to end).
+ */
+void conn_pump(struct svc_conn *c, int ms)
+{
+	struct rpcrdma_rx rx;
+	int rc;
+
+	conn_reap_xfers(c);
+	if (c->dead) {
+		bc_kill(c->bc);
+		return;
+	}
+	if (!c->free) {
+		/* Only Sends not yet reaped hold the contexts. */
+		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+		return;
+	}
+	rc = rpcrdma_ep_poll(c->ep, &rx, ms);
+	if (rc < 0) {
+		c->dead = true;
+		bc_kill(c->bc);
+	} else if (rc > 0) {
+		conn_take_msg(c, &rx);
+	}
+}
+
+/*
+ * libtirpc's xp_recv: moves the connection's calls on (finished reads,
+ * finished replies, new messages) and hands over the next ready call.
+ * Bounded: at most SVC_BURST messages per call, so that one busy or
+ * hostile connection cannot hold svc_run (conn_stat brings it back).
+ */
+bool_t conn_recv(SVCXPRT *xprt, struct rpc_msg *msg)
+{
+	struct svc_conn *c = to_conn(xprt);
+	struct svc_call *k;
+	struct rpcrdma_rx rx;
+	unsigned int budget = SVC_BURST;
+	int rc;
+
+	bc_dispatching(c, false);
+	conn_end_serving(c);
+	conn_close_pending(c);
+	rpcrdma_ep_unkick(c->ep);
+	rpcrdma_ep_check_stall(c->ep);
+	while (!c->dead) {
+		conn_reap_xfers(c);
+		while ((k = ready_pop(c))) {
+			if (!call_parse(k, msg))
+				continue;
+			if (k->garbage) {
+				conn_reply_garbage(c);
+				continue;
+			}
+			svc_pool_call_begin();
+			bc_dispatching(c, true);
+			return TRUE;
+		}
+		if (c->dead || budget-- == 0)
+			break;
+		/* No context free: only Sends not yet reaped hold them;
+		 * their completions bring us back. */
+		if (!c->free) {
+			conn_reap_xfers(c);
+			if (!c->free)
+				break;
+		}
+		rc = rpcrdma_ep_poll(c->ep, &rx, 0);
+		if (rc < 0) {
+			c->dead = true;
+			bc_kill(c->bc);
+			break;
+		}
+		if (rc == 0) {
+			/* The poll may have reaped finished transfers. */
+			if (c->ready || rpcrdma_ep_xfers_ready(c->ep))
+				continue;
+			break;
+		}
+		/* Before the first grant the provisioned credits bound
+		 * the calls outstanding (conn_take_msg). */
+		if (!conn_take_msg(c, &rx))
+			break;
+	}
+	return FALSE;
+}
+
+bool_t conn_getargs(SVCXPRT *xprt, xdrproc_t xargs, void *argsp)
+{
+	struct svc_conn *c = to_conn(xprt);
+	SVCAUTH *auth = &SVC_XP_AUTH(xprt);
+
+	if (!c->serving)
+		return FALSE;
+	c->args.x_op = XDR_DECODE;
+	if (auth->svc_ah_ops)
+		return SVCAUTH_UNWRAP(auth, &c->args, xargs, argsp);
+	return (*xargs)(&c->args, argsp);
+}
+
+bool_t conn_freeargs(SVCXPRT *xprt, xdrproc_t xargs, void *argsp)
+{
+	XDR x;
+
+	(void)xprt;
+	memset(&x, 0, sizeof(x));
+	x.x_op = XDR_FREE;
+	return (*xargs)(&x, argsp);
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What both directions need from libtirpc: the reply encoding that lets
+ * the auth flavour wrap the results (the server's replies, svc_send.c,
+ * and those of the client's backward service, clnt_rdma.c), and the null
+ * xp_ops members of transports that carry no calls (the listener, the
+ * pool's waker, the client's backward SVCXPRT). It calls nothing else of
+ * the library.
+ */
+#include <rpc/rpc.h>
+#include "svc.h"
+#include "xprt.h"
+
+bool xprt_reply_encode(SVCXPRT *xprt, XDR *x, struct rpc_msg *msg)
+{
+	SVCAUTH *auth = &SVC_XP_AUTH(xprt);
+
+	if (auth->svc_ah_ops && msg->rm_reply.rp_stat == MSG_ACCEPTED &&
+	    msg->acpted_rply.ar_stat == SUCCESS) {
+		xdrproc_t proc = msg->acpted_rply.ar_results.proc;
+		caddr_t where = msg->acpted_rply.ar_results.where;
+		bool ok;
+
+		msg->acpted_rply.ar_results.proc =
+			(xdrproc_t)(void (*)(void))xdr_void;
+		msg->acpted_rply.ar_results.where = NULL;
+		ok = xdr_replymsg(x, msg) &&
+		     SVCAUTH_WRAP(auth, x, proc, where);
+		msg->acpted_rply.ar_results.proc = proc;
+		msg->acpted_rply.ar_results.where = where;
+		return ok;
+	}
+	return xdr_replymsg(x, msg);
+}
+
+bool_t svc_no_args(SVCXPRT *xprt, xdrproc_t xargs, void *argsp)
+{
+	(void)xprt;
+	(void)xargs;
+	(void)argsp;
+	return FALSE;
+}
+
+bool_t svc_no_reply(SVCXPRT *xprt, struct rpc_msg *msg)
+{
+	(void)xprt;
+	(void)msg;
+	return FALSE;
+}
+
+enum xprt_stat svc_stat_idle(SVCXPRT *xprt)
+{
+	(void)xprt;
+	return XPRT_IDLE;
+}
