@@ -297,7 +297,8 @@ bool msg_is_not_bc_answer(const uint8_t *data, uint32_t len)
 }
 
 /* Waits (bc->lock held) for news until dl: 0 or ETIMEDOUT. A dispatch
- * function of the connection calling back moves it on itself. */
+ * function of the connection calling back moves it on itself (bc->pump:
+ * conn_pump, svc_recv.c). */
 static int bc_wait(struct conn_bc *bc, const struct timespec *dl)
 {
 	if (bc->in_dispatch && bc->c && !bc->dead &&
@@ -308,7 +309,7 @@ static int bc_wait(struct conn_bc *bc, const struct timespec *dl)
 		if (ms <= 0)
 			return ETIMEDOUT;
 		pthread_mutex_unlock(&bc->lock);
-		conn_pump(c, ms > 100 ? 100 : ms);
+		bc->pump(c, ms > 100 ? 100 : ms);
 		pthread_mutex_lock(&bc->lock);
 		return 0;
 	}

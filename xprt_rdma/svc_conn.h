@@ -94,6 +94,8 @@ struct conn_bc {
 	uint32_t refs;
 	struct svc_conn *c;		/* NULL once the connection is gone */
 	struct rpcrdma_ep *ep;		/* likewise */
+	/* How bc_wait moves c on: conn_pump, set by conn_create. */
+	void (*pump)(struct svc_conn *c, int ms);
 	uint32_t senders;		/* threads sending on ep, unlocked */
 	bool dead;
 	bool close_wanted;		/* atomic: bc_abandoned asks the thread
@@ -195,8 +197,8 @@ bool conn_take_bc_answer(struct svc_conn *c, struct rpcrdma_rx *rx);
 bool msg_is_not_bc_answer(const uint8_t *data, uint32_t len);
 extern const struct clnt_ops cbc_ops;
 
-/* svc_recv.c; conn_pump is called up from svc_bc.c's bc_wait, the
- * one exception to the floor order. */
+/* svc_recv.c; conn_pump reaches svc_bc.c's bc_wait only as bc->pump,
+ * set by conn_create. */
 void conn_pump(struct svc_conn *c, int ms);
 bool_t conn_recv(SVCXPRT *xprt, struct rpc_msg *msg);
 bool_t conn_getargs(SVCXPRT *xprt, xdrproc_t xargs, void *argsp);

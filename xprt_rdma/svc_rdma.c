@@ -203,6 +203,7 @@ static int conn_create(struct svc_lsn *lsn, struct rpcrdma_ep *ep)
 	}
 	c->bc->c = c;
 	c->bc->ep = ep;
+	c->bc->pump = conn_pump;
 	for (i = c->ncalls; i-- > 0;) {
 		c->calls[i].c = c;
 		c->calls[i].next = c->free;
