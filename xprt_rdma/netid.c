@@ -13,6 +13,10 @@
  * netid, unchanged, to the libtirpc function found with
  * dlsym(RTLD_NEXT, name). (libtirpc's own internal calls keep going to
  * libtirpc: they are bound to its TIRPC_0.3.0 symbol versions.)
+ *
+ * rpcrdma_svc_reg lives here too: it registers our transports with
+ * libtirpc's svc_reg through the same resolver, so the library never
+ * calls its own interposer.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -260,6 +264,25 @@ static SVCXPRT *rdma_listener(const char *netid)
 
 	rpcrdma_opts_from_env(&o);
 	return svc_rdma_create(strcmp(netid, "rdma6") == 0 ? "::" : NULL, &o);
+}
+
+/*
+ * Registers a transport of ours (svc_rdma_owns) with libtirpc's svc_reg,
+ * called with no netconfig as the interposed svc_reg below does for nc ==
+ * NULL, then with rpcbind.
+ */
+bool rpcrdma_svc_reg(SVCXPRT *xprt, rpcprog_t prog, rpcvers_t vers,
+		     void (*dispatch)(struct svc_req *, SVCXPRT *))
+{
+	if (!xprt || !svc_rdma_owns(xprt))
+		return false;
+	need_real();
+	if (!real.svc_reg || !real.svc_reg(xprt, prog, vers, dispatch, NULL))
+		return false;
+	/* rpcbind may not run at all: then only an explicit port works. */
+	(void)rpcrdma_rpcb_set(prog, vers, xprt->xp_netid,
+			       (const struct sockaddr *)xprt->xp_ltaddr.buf);
+	return true;
 }
 
 /*

@@ -3,10 +3,11 @@
  * The server side of RPC-over-RDMA as libtirpc SVCXPRTs: their ops
  * tables, the listener and its accept, the creation, state (xp_stat) and
  * destruction of connection transports, and the public server calls
- * (svc_rdma_create, rpcrdma_svc_stats / _limits / _reg /
- * _callback_create). Each protocol step has a file below this one:
- * svc_recv.c (xp_recv), svc_send.c (xp_reply), svc_bc.c (the callback
- * CLIENT), svc_call.c (call contexts), over svc_conn.h.
+ * (svc_rdma_create, rpcrdma_svc_stats / _limits / _callback_create; its
+ * registration, rpcrdma_svc_reg, is netid.c's). Each protocol step has a
+ * file below this one: svc_recv.c (xp_recv), svc_send.c (xp_reply),
+ * svc_bc.c (the callback CLIENT), svc_call.c (call contexts), over
+ * svc_conn.h.
  *
  * A listener is a "rendezvous" transport whose xp_fd is the RDMA-CM event
  * channel; its xp_recv accepts the pending connections and makes one
@@ -404,17 +405,11 @@ int rpcrdma_svc_limits(SVCXPRT *xprt, struct rpcrdma_svc_limits *out)
 	return 0;
 }
 
-bool rpcrdma_svc_reg(SVCXPRT *xprt, rpcprog_t prog, rpcvers_t vers,
-		     void (*dispatch)(struct svc_req *, SVCXPRT *))
+/* Whether xprt is one of ours, a listener or a connection (netid.c's
+ * rpcrdma_svc_reg asks). */
+bool svc_rdma_owns(const SVCXPRT *xprt)
 {
-	if (!xprt || (xprt->xp_ops != &lsn_ops && xprt->xp_ops != &conn_ops))
-		return false;
-	if (!svc_reg(xprt, prog, vers, dispatch, NULL))
-		return false;
-	/* rpcbind may not run at all: then only an explicit port works. */
-	(void)rpcrdma_rpcb_set(prog, vers, xprt->xp_netid,
-			       (const struct sockaddr *)xprt->xp_ltaddr.buf);
-	return true;
+	return xprt->xp_ops == &lsn_ops || xprt->xp_ops == &conn_ops;
 }
 
 CLIENT *rpcrdma_svc_callback_create(SVCXPRT *xprt, rpcprog_t prog,

@@ -24,6 +24,9 @@ int rpcrdma_opts_to_ep(const struct rpcrdma_opts *o, struct rpcrdma_ep_opts *eo)
 void xprt_deadline_after(struct timespec *dl, const struct timeval *tv);
 int xprt_ms_left(const struct timespec *dl);
 
+/* Whether xprt is an rdma listener or connection (svc_rdma.c). */
+bool svc_rdma_owns(const SVCXPRT *xprt);
+
 /* Encodes an RPC reply into x as svc_vc does, letting xprt's auth flavour
  * wrap the results (tirpc.c: the server's replies and the backward
  * direction's too). */
