@@ -22,8 +22,39 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 jobs=$(nproc 2>/dev/null || echo 2)
 
-# Each step says when it began, minutes into the run: CI allows 90.
-step() { printf '\n=== %s (at %d:%02d) ===\n' "$*" $((SECONDS / 60)) $((SECONDS % 60)); }
+# Each step says when it began, minutes into the run: CI allows 90, and
+# the run should stay under 45. At the end (or at a failure) a table gives
+# each stage's minutes, and the guest tier's boots and suites their seconds.
+stages=()
+starts=()
+step() {
+	stages+=("$*")
+	starts+=("$SECONDS")
+	printf '\n=== %s (at %d:%02d) ===\n' "$*" $((SECONDS / 60)) $((SECONDS % 60))
+}
+mmss() { printf '%d:%02d' $(($1 / 60)) $(($1 % 60)); }
+stage_table() {
+	local rc=$? i n=${#stages[@]} end
+	[ "$n" -gt 0 ] || return $rc
+	printf '\n%-66s %8s\n' "stage (tools/test.sh)" "min:s"
+	for ((i = 0; i < n; i++)); do
+		if [ $((i + 1)) -lt "$n" ]; then end=${starts[$((i + 1))]}; else end=$SECONDS; fi
+		printf '%-66s %8s\n' "${stages[$i]:0:66}" "$(mmss $((end - starts[i])))"
+	done
+	printf '%-66s %8s\n' "total" "$(mmss "$SECONDS")"
+	# The guest boots' and suites' own times, slowest suites first.
+	local f
+	for f in build-ci/tests/vm/guest-tier.sh.log build-san/guest-asan.log; do
+		[ -f "$f" ] || continue
+		grep -E '^guest tier \(' "$f" | sed 's/^/  /'
+		grep -E '^--- [0-9]+-[a-z0-9_-]+: exit status [0-9]+ after [0-9]+ s$' "$f" |
+			awk -v f="$(basename "$f")" '{ n = $2; sub(/:$/, "", n); t[n] += $(NF - 1); c[n]++ }
+				END { for (n in t) printf "  %-24s %5d s in %d boot(s) (%s)\n", n, t[n], c[n], f }' |
+			sort -k2 -rn
+	done
+	return $rc
+}
+trap stage_table EXIT
 
 # Check's own summary line of every unit-test log, and the guest summary.
 summarize() {
