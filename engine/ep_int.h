@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Private to the verbs engine (conn.c, engine.c, mr.c): the endpoint and
- * listener structures and the few helpers the engine's files share. The
- * glue sees only engine.h.
+ * Private to the verbs engine (every file of engine/): the endpoint
+ * structure, the prototypes of what one engine file calls in another,
+ * and the few helpers they share inline. The glue sees only engine.h.
  *
  * Event design. Each endpoint owns two event sources: its completion
  * channel (one CQ for sends, receives, RDMA Read and Write) and its own
@@ -16,9 +16,11 @@
 #ifndef RPCRDMA_EP_H
 #define RPCRDMA_EP_H
 
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <time.h>
 #include <sys/uio.h>
 #include <rdma/rdma_cma.h>
 #include <infiniband/verbs.h>
@@ -133,10 +135,9 @@ struct rpcrdma_mr {
 	struct rpcrdma_ep *ep;
 };
 
-/* engine.c */
+/* core.c */
 EP_HIDDEN void ep_mark_down(struct rpcrdma_ep *ep, int err);
 EP_HIDDEN void ep_drain(struct rpcrdma_ep *ep, int max_ms);
-EP_HIDDEN int ep_post_recv(struct rpcrdma_ep *ep, uint32_t idx);
 EP_HIDDEN uint64_t ep_now_ms(void);
 /* Counts a positive errno of a verbs or CM command: EACCES and EPERM mean
  * the thread's credentials changed since the device was opened. */
@@ -145,6 +146,15 @@ EP_HIDDEN void ep_count_errno(struct rpcrdma_ep *ep, int err);
 EP_HIDDEN int ep_reap(struct rpcrdma_ep *ep);
 /* now + timeout_ms (UINT64_MAX for a negative timeout). */
 EP_HIDDEN uint64_t ep_deadline_of(int timeout_ms);
+EP_HIDDEN bool ep_arm(struct rpcrdma_ep *ep);
+EP_HIDDEN bool ep_block_wake(struct rpcrdma_ep *ep, uint64_t deadline,
+			     bool *woken);
+EP_HIDDEN bool ep_block(struct rpcrdma_ep *ep, uint64_t deadline);
+
+/* recv.c */
+EP_HIDDEN int ep_post_recv(struct rpcrdma_ep *ep, uint32_t idx);
+
+/* send.c */
 /* Waits (lock held, dropped meanwhile) for room for n WRs (and a send
  * buffer with tx) until deadline: 0, -ETIMEDOUT, or the connection's
  * error. */
@@ -164,6 +174,18 @@ EP_HIDDEN int ep_sq_post(struct rpcrdma_ep *ep, struct ibv_send_wr *wr,
  * Invalidate when inv_rkey); room checked by the caller. Lock held. */
 EP_HIDDEN int ep_tx_post(struct rpcrdma_ep *ep, const struct iovec *iov,
 			 int iovcnt, uint32_t inv_rkey, bool signal);
+
+/* ep.c */
+EP_HIDDEN void conn_count_put(struct ep_conn_count *cc);
+EP_HIDDEN int set_nonblock(int fd);
+EP_HIDDEN void ep_negotiate(struct rpcrdma_ep *ep, const void *pdata,
+			    size_t len);
+EP_HIDDEN struct rpcrdma_ep *ep_alloc(const struct rpcrdma_ep_opts *o);
+EP_HIDDEN void ep_devices_resync(void);
+EP_HIDDEN void ep_device_gone(struct ibv_device *dev);
+EP_HIDDEN void ep_free(struct rpcrdma_ep *ep);
+EP_HIDDEN int ep_setup(struct rpcrdma_ep *ep, struct rdma_cm_id *id);
+
 /* xfer.c: posts what waits and retires what completed (lock held, after
  * every reap); fails everything when the endpoint is down. */
 EP_HIDDEN void ep_xfer_progress(struct rpcrdma_ep *ep);
@@ -172,11 +194,46 @@ EP_HIDDEN void ep_xfer_release(struct rpcrdma_ep *ep);
 /* xfer.c: the stall timer (opts.stall_ms) runs while WRs are posted and
  * not completed; armed by ep_sq_post, lock held. */
 EP_HIDDEN void ep_stall_arm(struct rpcrdma_ep *ep);
-/* conn.c: handles this endpoint's own CM events without blocking. */
+/* cm.c: handles this endpoint's own CM events without blocking. */
 EP_HIDDEN void ep_cm_events(struct rpcrdma_ep *ep);
 
+/* Small helpers of the fast path, inline in every file that uses them. */
+
+static inline uint64_t ep_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+/* Remaining ms for poll(): -1 forever, 0 when expired. */
+static inline int remaining_ms(uint64_t deadline)
+{
+	uint64_t now;
+
+	if (deadline == UINT64_MAX)
+		return -1;
+	now = ep_now_ms();
+	if (now >= deadline)
+		return 0;
+	if (deadline - now > (uint64_t)INT32_MAX)
+		return INT32_MAX;
+	return (int)(deadline - now);
+}
+
+static inline bool ep_is_up(const struct rpcrdma_ep *ep)
+{
+	return __atomic_load_n(&ep->connected, __ATOMIC_ACQUIRE);
+}
+
+static inline int neg_errno(int fallback)
+{
+	return errno > 0 ? -errno : -fallback;
+}
+
 /*
- * engine.c: siw sends from the calling thread through a kernel TCP socket
+ * siw sends from the calling thread through a kernel TCP socket
  * without MSG_NOSIGNAL, in posts, in the TERMINATE a QP state change
  * may send and in the MPA request, reply or reject that rdma_connect,
  * rdma_accept and rdma_reject send (siw_cm.c, from the caller's thread):

@@ -1,0 +1,332 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The endpoint's state and its fd: reaping completions (ep_wc, ep_reap),
+ * arming the CQ and blocking on the channels (ep_arm, ep_block*), kick and
+ * wake, marking the connection down, rpcrdma_ep_close, the teardown
+ * drain, the accessors and the engine's clock. Receives are in recv.c,
+ * the send queue in send.c, endpoint resources in ep.c, RDMA-CM
+ * establishment in cm.c.
+ *
+ * One CQ serves the whole QP. Whoever holds ep->lock may reap it: the
+ * poller (rpcrdma_ep_poll / _read / _write, one thread at a time) and a
+ * sender that needs a free send buffer. Receive completions go to a FIFO
+ * (rxq) that the poller hands out; send-queue completions advance sq_done.
+ * Only the poller waits on the completion channel, and it re-checks the
+ * CQ and rxq after arming it under the lock, so no completion is missed.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <unistd.h>
+
+#include "ep_int.h"
+
+#define EP_POLL_BATCH		16
+
+uint64_t ep_now_ms(void)
+{
+	return ep_now_us() / 1000u;
+}
+
+uint64_t ep_deadline_of(int timeout_ms)
+{
+	if (timeout_ms < 0)
+		return UINT64_MAX;
+	return ep_now_ms() + (uint64_t)timeout_ms;
+}
+
+void ep_count_errno(struct rpcrdma_ep *ep, int err)
+{
+	if (err == EACCES || err == EPERM)
+		RPCRDMA_STAT_ADD(ep, permission_errors, 1);
+}
+
+/* Called with ep->lock held. */
+void ep_mark_down(struct rpcrdma_ep *ep, int err)
+{
+	if (__atomic_load_n(&ep->connected, __ATOMIC_ACQUIRE)) {
+		__atomic_store_n(&ep->connected, false, __ATOMIC_RELEASE);
+		ep->down_err = err;
+		RPCRDMA_STAT_ADD(ep, disconnects, 1);
+	}
+}
+
+static int wc_err(enum ibv_wc_status st)
+{
+	switch (st) {
+	case IBV_WC_WR_FLUSH_ERR:
+		return -ENOTCONN;
+	case IBV_WC_REM_ACCESS_ERR:
+	case IBV_WC_LOC_PROT_ERR:
+	case IBV_WC_LOC_ACCESS_ERR:
+		return -EACCES;
+	case IBV_WC_RETRY_EXC_ERR:
+	case IBV_WC_RNR_RETRY_EXC_ERR:
+		return -ETIMEDOUT;
+	default:
+		return -EIO;
+	}
+}
+
+/* Retires send buffers whose Send has completed. Lock held. */
+static void tx_reclaim(struct rpcrdma_ep *ep)
+{
+	uint32_t before = ep->tx_count;
+
+	while (ep->tx_count && ep->tx_seq[ep->tx_head] <= ep->sq_done) {
+		ep->tx_head = (ep->tx_head + 1) % ep->ntx;
+		ep->tx_count--;
+	}
+	if (ep->tx_waiters && ep->tx_count != before)
+		pthread_cond_broadcast(&ep->tx_cond);
+}
+
+/* One completion. Lock held. Returns 1 when a receive was queued. */
+static int ep_wc(struct rpcrdma_ep *ep, const struct ibv_wc *wc)
+{
+	if (wc->wr_id & EP_WR_RECV) {
+		uint32_t idx = (uint32_t)(wc->wr_id & 0xffffffffu);
+		struct ep_rx_slot *s;
+
+		if (idx >= ep->nrx)
+			return 0;
+		s = &ep->rx[idx];
+		s->posted = false;
+		__atomic_sub_fetch(&ep->rx_posted, 1, __ATOMIC_RELAXED);
+		if (wc->status != IBV_WC_SUCCESS) {
+			/* Flushed: the connection is gone. */
+			ep_mark_down(ep, wc_err(wc->status));
+			return 0;
+		}
+		if (wc->opcode != IBV_WC_RECV) {
+			/* RDMA Write with Immediate consumed it: nothing in
+			 * RPC-over-RDMA sends one, and its buffer holds no
+			 * message. The peer is broken: the connection ends. */
+			RPCRDMA_STAT_ADD(ep, bad_headers, 1);
+			ep_mark_down(ep, -EPROTO);
+			return 0;
+		}
+		s->len = wc->byte_len <= ep->rx_size ? wc->byte_len : 0;
+		/* rxe reports Send With Invalidate with the kernel's flag
+		 * bit 0x4 (IBV_WC_IP_CSUM_OK, meaningless on RC) instead of
+		 * IBV_WC_WITH_INV; the glue matches the rkey to the XID. */
+		s->invalidated = (wc->wc_flags & IBV_WC_WITH_INV) ||
+				 ((wc->wc_flags & IBV_WC_IP_CSUM_OK) &&
+				  wc->invalidated_rkey);
+		s->inv_rkey = s->invalidated ? wc->invalidated_rkey : 0;
+		if (s->invalidated)
+			RPCRDMA_STAT_ADD(ep, remote_invalidations, 1);
+		ep->rxq[(ep->rxq_head + ep->rxq_count) % ep->nrx] = idx;
+		__atomic_add_fetch(&ep->rxq_count, 1, __ATOMIC_RELEASE);
+		return 1;
+	}
+	if (wc->status != IBV_WC_SUCCESS) {
+		ep_mark_down(ep, wc_err(wc->status));
+		return 0;
+	}
+	/* Reads complete in order among themselves (the responder answers
+	 * them in order, RFC 5040 section 5.3 and IB's alike). */
+	while (ep->rdq_count && ep->rdq[ep->rdq_head] <= wc->wr_id &&
+	       wc->opcode == IBV_WC_RDMA_READ) {
+		ep->rdq_head = (ep->rdq_head + 1) % EP_MAX_RD_WINDOW;
+		ep->rdq_count--;
+	}
+	if (wc->wr_id > ep->sq_max)
+		ep->sq_max = wc->wr_id;
+	/* A Send or Write completed past a Read still waiting for its
+	 * response (iWARP, ep_int.h) retires nothing from that Read on. */
+	ep->sq_done = ep->rdq_count && ep->rdq[ep->rdq_head] <= ep->sq_max ?
+		      ep->rdq[ep->rdq_head] - 1 : ep->sq_max;
+	tx_reclaim(ep);
+	return 0;
+}
+
+/* Reaps the CQ in batches. Lock held. Returns receives queued. */
+int ep_reap(struct rpcrdma_ep *ep)
+{
+	struct ibv_wc wc[EP_POLL_BATCH];
+	uint64_t done = ep->sq_done;
+	int n, i, got = 0;
+
+	do {
+		n = ibv_poll_cq(ep->cq, EP_POLL_BATCH, wc);
+		if (n < 0) {
+			ep_mark_down(ep, -EIO);
+			break;
+		}
+		for (i = 0; i < n; i++)
+			got += ep_wc(ep, &wc[i]);
+	} while (n == EP_POLL_BATCH);
+	if (ep->stallfd >= 0 && ep->sq_done != done)
+		ep->sq_progress_ms = ep_now_ms();
+	if (ep->xf_count)
+		ep_xfer_progress(ep);
+	return got;
+}
+
+/* Consumes pending completion-channel events. Lock held. */
+static void ep_drain_events(struct rpcrdma_ep *ep)
+{
+	struct ibv_cq *cq;
+	void *ctx;
+
+	while (ibv_get_cq_event(ep->comp_ch, &cq, &ctx) == 0)
+		ibv_ack_cq_events(cq, 1);
+}
+
+/*
+ * Nothing to do right now: consume channel and CM events, re-arm the CQ
+ * and look once more (a completion between the last poll and the arm
+ * raises no event). Lock held. Returns true when something arrived.
+ */
+bool ep_arm(struct rpcrdma_ep *ep)
+{
+	ep_drain_events(ep);
+	ep_cm_events(ep);
+	if (ibv_req_notify_cq(ep->cq, 0))
+		ep_mark_down(ep, -EIO);
+	return ep_reap(ep) > 0;
+}
+
+/*
+ * Sleeps until a completion or CM event, or deadline (lock dropped
+ * meanwhile). With woken, a client endpoint also wakes on
+ * rpcrdma_ep_wake: *woken then says so, the wake consumed.
+ */
+bool ep_block_wake(struct rpcrdma_ep *ep, uint64_t deadline,
+			  bool *woken)
+{
+	struct pollfd pfd[3] = {
+		{ .fd = ep->comp_ch->fd, .events = POLLIN },
+		{ .fd = ep->cm_ch->fd, .events = POLLIN },
+		{ .fd = ep->kickfd, .events = POLLIN },
+	};
+	nfds_t nfd = ep->listener ? 1 : woken && ep->kickfd >= 0 ? 3 : 2;
+	int ms = remaining_ms(deadline);
+	int n;
+
+	if (ms == 0)
+		return false;
+	pthread_mutex_unlock(&ep->lock);
+	n = poll(pfd, nfd, ms);
+	pthread_mutex_lock(&ep->lock);
+	if (n < 0)
+		return errno == EINTR;
+	if (nfd == 3 && (pfd[2].revents & POLLIN)) {
+		rpcrdma_ep_unkick(ep);
+		*woken = true;
+	}
+	return n > 0;
+}
+
+bool ep_block(struct rpcrdma_ep *ep, uint64_t deadline)
+{
+	return ep_block_wake(ep, deadline, NULL);
+}
+
+void rpcrdma_ep_wake(struct rpcrdma_ep *ep)
+{
+	rpcrdma_ep_kick(ep);
+}
+
+/* ---- accessors ---- */
+
+int rpcrdma_ep_fd(const struct rpcrdma_ep *ep)
+{
+	return ep->epfd;
+}
+
+const struct rpcrdma_inline *rpcrdma_ep_inline(const struct rpcrdma_ep *ep)
+{
+	return &ep->inl;
+}
+
+const struct sockaddr *rpcrdma_ep_peer(const struct rpcrdma_ep *ep)
+{
+	return (const struct sockaddr *)&ep->peer;
+}
+
+bool rpcrdma_ep_connected(const struct rpcrdma_ep *ep)
+{
+	return ep_is_up(ep);
+}
+
+uint32_t rpcrdma_ep_recvs_posted(const struct rpcrdma_ep *ep)
+{
+	return __atomic_load_n(&ep->rx_posted, __ATOMIC_RELAXED);
+}
+
+uint32_t rpcrdma_ep_credits(const struct rpcrdma_ep *ep)
+{
+	return ep->credits;
+}
+
+int rpcrdma_ep_cm_fd(const struct rpcrdma_ep *ep)
+{
+	return ep->cm_ch ? ep->cm_ch->fd : -1;
+}
+
+bool rpcrdma_ep_can_read(const struct rpcrdma_ep *ep)
+{
+	return ep->initiator_depth > 0;
+}
+
+void rpcrdma_ep_close(struct rpcrdma_ep *ep, int err)
+{
+	if (!ep || !ep->qp)
+		return;
+	ep_disconnect(ep);
+	pthread_mutex_lock(&ep->lock);
+	ep_mark_down(ep, err < 0 ? err : -ENOTCONN);
+	pthread_mutex_unlock(&ep->lock);
+}
+
+void rpcrdma_ep_kick(struct rpcrdma_ep *ep)
+{
+	uint64_t one = 1;
+
+	if (ep->kickfd >= 0 && write(ep->kickfd, &one, sizeof(one)) < 0)
+		return;	/* EAGAIN: already readable */
+}
+
+void rpcrdma_ep_unkick(struct rpcrdma_ep *ep)
+{
+	uint64_t v;
+
+	if (ep->kickfd >= 0 && read(ep->kickfd, &v, sizeof(v)) < 0)
+		return;	/* EAGAIN: was not readable */
+}
+
+struct rpcrdma_stats *rpcrdma_ep_stats(struct rpcrdma_ep *ep)
+{
+	return &ep->stats;
+}
+
+void ep_disconnect(struct rpcrdma_ep *ep)
+{
+	struct ep_sigpipe g;
+
+	ep_sigpipe_hold(ep->iwarp, &g);
+	(void)rdma_disconnect(ep->id);
+	ep_sigpipe_release(&g);
+}
+
+/* Teardown: waits (bounded) for the flushed receives of a QP in error. */
+void ep_drain(struct rpcrdma_ep *ep, int max_ms)
+{
+	uint64_t deadline = ep_deadline_of(max_ms);
+
+	pthread_mutex_lock(&ep->lock);
+	for (;;) {
+		ep_reap(ep);
+		ep->rxq_count = 0;
+		if (!__atomic_load_n(&ep->rx_posted, __ATOMIC_RELAXED))
+			break;
+		if (remaining_ms(deadline) == 0)
+			break;
+		pthread_mutex_unlock(&ep->lock);
+		poll(NULL, 0, 1);
+		pthread_mutex_lock(&ep->lock);
+	}
+	ep_drain_events(ep);
+	pthread_mutex_unlock(&ep->lock);
+}

@@ -1,0 +1,363 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The send queue: room on it and in the send ring (ep_sq_free / _room,
+ * tx_wait), posting one work request (ep_sq_post) or a Send from the ring
+ * (ep_tx_post, rpcrdma_ep_send), waiting for completion up to a sequence
+ * number (ep_sq_wait); and the synchronous RDMA Read / Write
+ * (rpcrdma_ep_read / _write) over them.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+
+#include "ep_int.h"
+
+/* Sleeps on tx_cond for up to ms (lock held, released meanwhile). */
+static void tx_wait(struct rpcrdma_ep *ep, uint32_t ms)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_nsec += (long)(ms % 1000u) * 1000000L;
+	ts.tv_sec += ms / 1000u + ts.tv_nsec / 1000000000L;
+	ts.tv_nsec %= 1000000000L;
+	ep->tx_waiters++;
+	pthread_cond_timedwait(&ep->tx_cond, &ep->lock, &ts);
+	ep->tx_waiters--;
+}
+
+/*
+ * Room for one more WR on the SQ (and a send buffer when tx). Reaps; then
+ * waits on tx_cond, which whoever reaps a send completion signals (the
+ * poller when there is one), re-reaping itself with a growing backoff
+ * (1, 2, 4, 8 ms) so that a sender without a poller still progresses
+ * without busy-polling the CPU away from the provider. Lock held.
+ */
+int ep_sq_room(struct rpcrdma_ep *ep, uint32_t n, bool tx,
+	       uint64_t deadline)
+{
+	uint32_t backoff = 1;
+
+	for (;;) {
+		if (!ep_is_up(ep))
+			return ep->down_err ? ep->down_err : -ENOTCONN;
+		if (ep_sq_free(ep, n, tx))
+			return 0;
+		ep_reap(ep);
+		if (ep_sq_free(ep, n, tx))
+			return 0;
+		if (remaining_ms(deadline) == 0)
+			return -ETIMEDOUT;
+		tx_wait(ep, backoff);
+		if (backoff < 8)
+			backoff *= 2;
+	}
+}
+
+bool ep_sq_free(const struct rpcrdma_ep *ep, uint32_t n, bool tx)
+{
+	return ep->sq_seq + n - ep->sq_done <= ep->sq_depth &&
+	       (!tx || ep->tx_count < ep->ntx);
+}
+
+/* Posts one SQ WR (sequence number assigned here). Lock held. */
+int ep_sq_post(struct rpcrdma_ep *ep, struct ibv_send_wr *wr, bool signal)
+{
+	struct ep_sigpipe g;
+	struct ibv_send_wr *bad;
+	uint64_t seq = ep->sq_seq + 1;
+	bool idle = ep->sq_seq == ep->sq_done;
+	int ret;
+
+	if (seq - ep->sq_last_signaled >= ep->signal_every)
+		signal = true;
+	/* siw hands an unsignaled WR of a page or more to TCP by reference
+	 * (zero copy), and its completions mean only "given to TCP": after
+	 * a later WR completes, the buffer is ours again (a reply context
+	 * reused) while TCP may still send or resend from it, and the peer
+	 * receives the next call's bytes (a Long Reply with another XID).
+	 * Signaled WRs are copied. Every WR on iWARP is signaled; the CQ
+	 * holds a completion for each (ep.c, ep_setup). */
+	if (ep->iwarp)
+		signal = true;
+	if (wr->opcode == IBV_WR_RDMA_READ) {
+		/* Its own completion retires it (ep_int.h, rdq). */
+		if (ep->rdq_count == ep_rd_depth(ep))
+			return -EAGAIN;
+		signal = true;
+	}
+	wr->wr_id = seq;
+	wr->next = NULL;
+	wr->send_flags = signal ? IBV_SEND_SIGNALED : 0;
+	ep_sigpipe_hold(ep->iwarp, &g);
+	ret = ibv_post_send(ep->qp, wr, &bad);
+	ep_sigpipe_release(&g);
+	if (ret) {
+		ep_count_errno(ep, ret);
+		return -ret;
+	}
+	ep->sq_seq = seq;
+	if (signal)
+		ep->sq_last_signaled = seq;
+	if (wr->opcode == IBV_WR_RDMA_READ)
+		ep->rdq[(ep->rdq_head + ep->rdq_count++) % EP_MAX_RD_WINDOW] =
+			seq;
+	if (ep->stallfd >= 0) {
+		/* The deadline runs from the first WR on an idle queue. */
+		if (idle)
+			ep->sq_progress_ms = ep_now_ms();
+		ep_stall_arm(ep);
+	}
+	return 0;
+}
+
+int rpcrdma_ep_send(struct rpcrdma_ep *ep, const struct iovec *iov, int iovcnt,
+		    uint32_t inv_rkey)
+{
+	size_t total = 0;
+	int i, ret;
+
+	if (iovcnt < 0 || (iovcnt && !iov))
+		return -EINVAL;
+	for (i = 0; i < iovcnt; i++) {
+		if (iov[i].iov_len > ep->inl.send_max ||
+		    total + iov[i].iov_len > ep->inl.send_max)
+			return -EMSGSIZE;
+		total += iov[i].iov_len;
+	}
+
+	pthread_mutex_lock(&ep->lock);
+	ret = ep_sq_room(ep, 1, true, ep_deadline_of(EP_SEND_WAIT_MS));
+	if (!ret)
+		ret = ep_tx_post(ep, iov, iovcnt, inv_rkey, false);
+	pthread_mutex_unlock(&ep->lock);
+	return ret;
+}
+
+int ep_tx_post(struct rpcrdma_ep *ep, const struct iovec *iov, int iovcnt,
+	       uint32_t inv_rkey, bool signal)
+{
+	struct ibv_send_wr wr;
+	struct ibv_sge sge;
+	uint32_t slot;
+	size_t total;
+	uint8_t *buf;
+	int i, ret;
+
+	slot = (ep->tx_head + ep->tx_count) % ep->ntx;
+	buf = ep->tx_mem + (size_t)slot * ep->tx_size;
+	for (i = 0, total = 0; i < iovcnt; i++) {
+		if (iov[i].iov_len)
+			memcpy(buf + total, iov[i].iov_base, iov[i].iov_len);
+		total += iov[i].iov_len;
+	}
+	memset(&wr, 0, sizeof(wr));
+	sge.addr = (uint64_t)(uintptr_t)buf;
+	sge.length = (uint32_t)total;
+	sge.lkey = ep->tx_mr->lkey;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	if (inv_rkey) {
+		wr.opcode = IBV_WR_SEND_WITH_INV;
+		wr.invalidate_rkey = inv_rkey;
+		/* libsiw (rdma-core 44) takes the STag to invalidate from
+		 * wr.rdma.rkey, not invalidate_rkey: the peer was told to
+		 * invalidate STag 0 and ended the connection (TERMINATE,
+		 * "cannot invalidate"). Other providers ignore wr.rdma for
+		 * a Send. */
+		wr.wr.rdma.rkey = inv_rkey;
+	} else {
+		wr.opcode = IBV_WR_SEND;
+	}
+	/* Signal too when the ring is half full, so buffers come back. */
+	ret = ep_sq_post(ep, &wr, signal || (ep->tx_count + 1 >= ep->ntx / 2 &&
+					     ep->sq_last_signaled <= ep->sq_done));
+	if (ret)
+		return ret;
+	ep->tx_seq[slot] = ep->sq_seq;
+	ep->tx_count++;
+	if (inv_rkey)
+		RPCRDMA_STAT_ADD(ep, remote_invalidations, 1);
+	return 0;
+}
+
+/* Waits until every SQ WR up to seq completed. Lock held. */
+int ep_sq_wait(struct rpcrdma_ep *ep, uint64_t seq, uint64_t deadline)
+{
+	for (;;) {
+		ep_reap(ep);
+		if (ep->sq_done >= seq)
+			return 0;
+		if (!ep_is_up(ep))
+			return ep->down_err ? ep->down_err : -ENOTCONN;
+		if (ep_arm(ep) || ep->sq_done >= seq)
+			continue;
+		if (!ep_is_up(ep))
+			continue;
+		if (!ep_block(ep, deadline) && remaining_ms(deadline) == 0) {
+			ep_reap(ep);
+			return ep->sq_done >= seq ? 0 : -ETIMEDOUT;
+		}
+	}
+}
+
+/* A timed-out transfer may still touch the local MR: stop the QP before
+ * the caller deregisters it. Lock held. */
+static void ep_abort(struct rpcrdma_ep *ep)
+{
+	ep_qp_to_error(ep->qp);
+	ep_mark_down(ep, -ETIMEDOUT);
+}
+
+static int seg_total(const struct rpcrdma_segment *segs, uint32_t nsegs,
+		     uint64_t *total)
+{
+	uint64_t t = 0;
+	uint32_t i;
+
+	if (nsegs && !segs)
+		return -EINVAL;
+	for (i = 0; i < nsegs; i++)
+		t += segs[i].length;	/* < 2^32 * 2^32: no wrap */
+	*total = t;
+	return 0;
+}
+
+/*
+ * Posts RDMA Read (read) or Write (!read) WRs moving local[0..len) to or
+ * from the segments in order, at most one device message size per WR.
+ * Reads keep at most ep_rd_depth in flight (each signaled); of the
+ * Writes, the last is signaled (RC completes in order). Lock held.
+ */
+static int ep_rdma(struct rpcrdma_ep *ep, bool read, uint8_t *local,
+		   uint64_t len, uint32_t lkey,
+		   const struct rpcrdma_segment *segs, uint32_t nsegs,
+		   uint32_t *written, uint64_t deadline)
+{
+	uint64_t done = 0, last = 0;
+	uint32_t i;
+	int ret;
+
+	for (i = 0; i < nsegs; i++) {
+		uint64_t seg_len = segs[i].length;
+		uint64_t off = 0;
+
+		if (!read) {
+			if (seg_len > len - done)
+				seg_len = len - done;
+			if (written)
+				written[i] = (uint32_t)seg_len;
+		}
+		while (off < seg_len) {
+			uint32_t chunk = ep->max_msg_sz;
+			struct ibv_send_wr wr;
+			struct ibv_sge sge;
+
+			if (seg_len - off < chunk)
+				chunk = (uint32_t)(seg_len - off);
+			/* Reads: wait for the oldest when the window is full. */
+			while (read && ep->rdq_count >= ep_rd_depth(ep)) {
+				ret = ep_sq_wait(ep, ep->rdq[ep->rdq_head],
+						 deadline);
+				if (ret)
+					return ret;
+			}
+			ret = ep_sq_room(ep, 1, false, deadline);
+			if (ret)
+				return ret;
+			memset(&wr, 0, sizeof(wr));
+			sge.addr = (uint64_t)(uintptr_t)(local + done);
+			sge.length = chunk;
+			sge.lkey = lkey;
+			wr.sg_list = &sge;
+			wr.num_sge = 1;
+			wr.opcode = read ? IBV_WR_RDMA_READ : IBV_WR_RDMA_WRITE;
+			wr.wr.rdma.remote_addr = segs[i].offset + off;
+			wr.wr.rdma.rkey = segs[i].handle;
+			/* The last WR is signaled so sq_done reaches it. */
+			ret = ep_sq_post(ep, &wr, read || done + chunk == len);
+			if (ret)
+				return ret;
+			last = ep->sq_seq;
+			off += chunk;
+			done += chunk;
+		}
+	}
+	if (!last)
+		return 0;
+	return ep_sq_wait(ep, last, deadline);
+}
+
+static int ep_transfer(struct rpcrdma_ep *ep, bool read, void *local,
+		       uint64_t len, const struct rpcrdma_segment *segs,
+		       uint32_t nsegs, uint32_t *written, int timeout_ms)
+{
+	uint64_t deadline = ep_deadline_of(timeout_ms);
+	uint64_t total;
+	struct ibv_mr *mr = NULL;
+	uint64_t moved, seq0;
+	uint32_t i;
+	int ret;
+
+	ret = seg_total(segs, nsegs, &total);
+	if (ret)
+		return ret;
+	if (written)
+		for (i = 0; i < nsegs; i++)
+			written[i] = 0;
+	/* Read: the segments must fit the buffer. Write: len must fit
+	 * the segments. */
+	if (read ? total > len : len > total)
+		return -EMSGSIZE;
+	moved = read ? total : len;
+	if (moved && !local)
+		return -EINVAL;
+	if (!ep_is_up(ep))
+		return ep->down_err ? ep->down_err : -ENOTCONN;
+	if (moved) {
+		if (moved > SIZE_MAX)
+			return -EMSGSIZE;
+		mr = ibv_reg_mr(ep->pd, local, (size_t)moved,
+				ep_sink_access(ep, read));
+		if (!mr)
+			return errno > 0 ? -errno : -ENOMEM;
+	}
+
+	pthread_mutex_lock(&ep->lock);
+	seq0 = ep->sq_seq;
+	if (moved)
+		ret = ep_rdma(ep, read, local, moved, mr->lkey, segs, nsegs,
+			      written, deadline);
+	/* Reads or Writes of ours still posted must not touch local once
+	 * mr goes: any failure after posting stops the QP first. */
+	if (ret == -ETIMEDOUT ||
+	    (ret && ep->sq_seq != seq0 && ep->sq_done < ep->sq_seq))
+		ep_abort(ep);
+	pthread_mutex_unlock(&ep->lock);
+	if (mr)
+		ibv_dereg_mr(mr);
+	if (ret == 0 && moved) {
+		if (read)
+			RPCRDMA_STAT_ADD(ep, rdma_read_bytes, moved);
+		else
+			RPCRDMA_STAT_ADD(ep, rdma_write_bytes, moved);
+	}
+	return ret;
+}
+
+int rpcrdma_ep_read(struct rpcrdma_ep *ep, void *local, uint64_t len,
+		    const struct rpcrdma_segment *segs, uint32_t nsegs,
+		    int timeout_ms)
+{
+	return ep_transfer(ep, true, local, len, segs, nsegs, NULL,
+			   timeout_ms);
+}
+
+int rpcrdma_ep_write(struct rpcrdma_ep *ep, const void *local, uint64_t len,
+		     const struct rpcrdma_segment *segs, uint32_t nsegs,
+		     uint32_t *written, int timeout_ms)
+{
+	return ep_transfer(ep, false, (void *)(uintptr_t)local, len, segs,
+			   nsegs, written, timeout_ms);
+}
