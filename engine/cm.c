@@ -2,9 +2,10 @@
 /*
  * RDMA-CM establishment through librdmacm: the client's connect
  * (rpcrdma_ep_connect, with cm_open / cm_wait / cm_expect), the listener
- * and its accept (rpcrdma_listener_*, listener_*), an endpoint's own CM
- * events and rpcrdma_ep_destroy. The endpoint's resources are ep.c's;
- * ep_int.h explains how an endpoint's fd reports both data and
+ * and its accept (rpcrdma_listener_*, listener_*), and
+ * rpcrdma_ep_destroy. The endpoint's resources are ep.c's; the CM events
+ * of an established endpoint are handled beside its completions
+ * (core.c); ep_int.h explains how an endpoint's fd reports both data and
  * disconnection.
  */
 #include <errno.h>
@@ -637,39 +638,6 @@ void rpcrdma_listener_destroy(struct rpcrdma_listener *l)
 	ep_sigpipe_release(&g);
 	conn_count_put(l->count);
 	free(l);
-}
-
-/* ---- an endpoint's own CM events ---- */
-
-void ep_cm_events(struct rpcrdma_ep *ep)
-{
-	struct rdma_cm_event *ev;
-
-	if (ep->listener)
-		return;		/* still on the listener's channel */
-	while (rdma_get_cm_event(ep->cm_ch, &ev) == 0) {
-		enum rdma_cm_event_type type = ev->event;
-
-		rdma_ack_cm_event(ev);
-		if (type == RDMA_CM_EVENT_DEVICE_REMOVAL)
-			ep->dev_removed = true;
-		switch (type) {
-		case RDMA_CM_EVENT_DISCONNECTED:
-		case RDMA_CM_EVENT_DEVICE_REMOVAL:
-		case RDMA_CM_EVENT_CONNECT_ERROR:
-		case RDMA_CM_EVENT_UNREACHABLE:
-		case RDMA_CM_EVENT_REJECTED:
-			/* Moves the QP to error: posted receives flush onto
-			 * the CQ, the peer gets its DREP. */
-			ep_disconnect(ep);
-			ep_mark_down(ep, -ENOTCONN);
-			break;
-		default:
-			break;
-		}
-	}
-	/* EAGAIN: nothing more; EACCES: this thread's cred changed. */
-	ep_count_errno(ep, errno);
 }
 
 void rpcrdma_ep_destroy(struct rpcrdma_ep *ep)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The endpoint's state and its fd: reaping completions (ep_wc, ep_reap),
- * arming the CQ and blocking on the channels (ep_arm, ep_block*), kick and
+ * its own CM events (ep_cm_events), arming the CQ and blocking on the
+ * channels (ep_arm, ep_block*), kick and
  * wake, marking the connection down, rpcrdma_ep_close, the teardown
  * drain, the accessors and the engine's clock. Receives are in recv.c,
  * the send queue in send.c, endpoint resources in ep.c, RDMA-CM
@@ -171,6 +172,39 @@ static void ep_drain_events(struct rpcrdma_ep *ep)
 
 	while (ibv_get_cq_event(ep->comp_ch, &cq, &ctx) == 0)
 		ibv_ack_cq_events(cq, 1);
+}
+
+/* This endpoint's own CM events (its fd holds their channel), handled
+ * without blocking. Lock held. */
+static void ep_cm_events(struct rpcrdma_ep *ep)
+{
+	struct rdma_cm_event *ev;
+
+	if (ep->listener)
+		return;		/* still on the listener's channel */
+	while (rdma_get_cm_event(ep->cm_ch, &ev) == 0) {
+		enum rdma_cm_event_type type = ev->event;
+
+		rdma_ack_cm_event(ev);
+		if (type == RDMA_CM_EVENT_DEVICE_REMOVAL)
+			ep->dev_removed = true;
+		switch (type) {
+		case RDMA_CM_EVENT_DISCONNECTED:
+		case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		case RDMA_CM_EVENT_CONNECT_ERROR:
+		case RDMA_CM_EVENT_UNREACHABLE:
+		case RDMA_CM_EVENT_REJECTED:
+			/* Moves the QP to error: posted receives flush onto
+			 * the CQ, the peer gets its DREP. */
+			ep_disconnect(ep);
+			ep_mark_down(ep, -ENOTCONN);
+			break;
+		default:
+			break;
+		}
+	}
+	/* EAGAIN: nothing more; EACCES: this thread's cred changed. */
+	ep_count_errno(ep, errno);
 }
 
 /*

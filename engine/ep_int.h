@@ -194,8 +194,6 @@ EP_HIDDEN void ep_xfer_release(struct rpcrdma_ep *ep);
 /* xfer.c: the stall timer (opts.stall_ms) runs while WRs are posted and
  * not completed; armed by ep_sq_post, lock held. */
 EP_HIDDEN void ep_stall_arm(struct rpcrdma_ep *ep);
-/* cm.c: handles this endpoint's own CM events without blocking. */
-EP_HIDDEN void ep_cm_events(struct rpcrdma_ep *ep);
 
 /* Small helpers of the fast path, inline in every file that uses them. */
 
