@@ -3,8 +3,9 @@
  * The endpoint's state and its fd: reaping completions (ep_wc, ep_reap),
  * its own CM events (ep_cm_events), arming the CQ and blocking on the
  * channels (ep_arm, ep_block*), kick and
- * wake, marking the connection down, rpcrdma_ep_close, the teardown
- * drain, the accessors and the engine's clock. Receives are in recv.c,
+ * wake, the stall timer (ep_stall_arm, rpcrdma_ep_check_stall), marking
+ * the connection down, rpcrdma_ep_close, the teardown drain, the
+ * accessors and the engine's clock. Receives are in recv.c,
  * the send queue in send.c, endpoint resources in ep.c, RDMA-CM
  * establishment in cm.c.
  *
@@ -14,10 +15,21 @@
  * (rxq) that the poller hands out; send-queue completions advance sq_done.
  * Only the poller waits on the completion channel, and it re-checks the
  * CQ and rxq after arming it under the lock, so no completion is missed.
+ *
+ * A peer can make posted work never complete (it stops answering, having
+ * asked in its connection request for a retry count that rxe reads as
+ * "forever"): with opts.stall_ms a timer in the endpoint's fd ticks while
+ * work requests are posted and not completed (whole transfers or the
+ * posted part of one still waiting for room), and a send queue that
+ * completed nothing for stall_ms closes the connection. The timer is
+ * armed by a post and disarmed only at a tick with nothing outstanding,
+ * so it costs a system call per interval, not per work request.
  */
 #include <errno.h>
 #include <poll.h>
+#include <string.h>
 #include <unistd.h>
+#include <sys/timerfd.h>
 
 #include "ep_int.h"
 
@@ -159,9 +171,65 @@ int ep_reap(struct rpcrdma_ep *ep)
 	} while (n == EP_POLL_BATCH);
 	if (ep->stallfd >= 0 && ep->sq_done != done)
 		ep->sq_progress_ms = ep_now_ms();
-	if (ep->xf_count)
-		ep_xfer_progress(ep);
+	if (ep->xf_count && ep->sq_progress)
+		ep->sq_progress(ep);
 	return got;
+}
+
+/* Checks at a quarter of the deadline (50 ms at least). */
+void ep_stall_arm(struct rpcrdma_ep *ep)
+{
+	uint64_t iv = ep->opts.stall_ms / 4 > 50 ? ep->opts.stall_ms / 4 : 50;
+	struct itimerspec its = {
+		.it_interval = { (time_t)(iv / 1000), (long)(iv % 1000) * 1000000 },
+		.it_value = { (time_t)(iv / 1000), (long)(iv % 1000) * 1000000 },
+	};
+
+	if (ep->stallfd < 0 || ep->stall_armed)
+		return;
+	if (timerfd_settime(ep->stallfd, 0, &its, NULL) == 0)
+		ep->stall_armed = true;
+}
+
+static void stall_disarm(struct rpcrdma_ep *ep)
+{
+	struct itimerspec off;
+
+	memset(&off, 0, sizeof(off));
+	(void)timerfd_settime(ep->stallfd, 0, &off, NULL);
+	ep->stall_armed = false;
+}
+
+void rpcrdma_ep_check_stall(struct rpcrdma_ep *ep)
+{
+	uint64_t n;
+
+	if (ep->stallfd < 0)
+		return;
+	pthread_mutex_lock(&ep->lock);
+	if (!ep->stall_armed ||
+	    read(ep->stallfd, &n, sizeof(n)) != (ssize_t)sizeof(n))
+		goto out;		/* not expired */
+	/* Completions not reaped yet are progress too. */
+	ep_reap(ep);
+	if (ep->sq_seq == ep->sq_done ||
+	    !__atomic_load_n(&ep->connected, __ATOMIC_ACQUIRE)) {
+		stall_disarm(ep);
+		goto out;
+	}
+	if (ep_now_ms() - ep->sq_progress_ms < ep->opts.stall_ms)
+		goto out;
+	/* Closed as our own fatal error: the QP stops touching the
+	 * transfers' memory, they fail, the peer is told. */
+	RPCRDMA_STAT_ADD(ep, transfer_stalls, 1);
+	ep_qp_to_error(ep->qp);
+	ep_mark_down(ep, -ETIMEDOUT);
+	ep_disconnect(ep);
+	if (ep->sq_progress)
+		ep->sq_progress(ep);
+	stall_disarm(ep);
+out:
+	pthread_mutex_unlock(&ep->lock);
 }
 
 /* Consumes pending completion-channel events. Lock held. */

@@ -117,6 +117,12 @@ struct rpcrdma_ep {
 	struct rpcrdma_xfer *xf_post, *xf_post_tail;
 	struct rpcrdma_xfer *xf_done, *xf_done_tail;
 	uint32_t xf_count;		/* started, not handed back */
+	/* xfer.c's ep_xfer_progress, set at the first transfer: posts what
+	 * waits and retires what completed (lock held); ep_reap calls it
+	 * after every reap while transfers are out, and the stall timer
+	 * when it closes the connection. The engine's one call upwards,
+	 * the way the kernel's completion "done" callbacks invert it. */
+	void (*sq_progress)(struct rpcrdma_ep *ep);
 
 	/* Listener bookkeeping for not yet established connections. */
 	struct rpcrdma_listener *listener;
@@ -150,6 +156,9 @@ EP_HIDDEN bool ep_arm(struct rpcrdma_ep *ep);
 EP_HIDDEN bool ep_block_wake(struct rpcrdma_ep *ep, uint64_t deadline,
 			     bool *woken);
 EP_HIDDEN bool ep_block(struct rpcrdma_ep *ep, uint64_t deadline);
+/* The stall timer (opts.stall_ms) runs while WRs are posted and not
+ * completed; armed by ep_sq_post, lock held. */
+EP_HIDDEN void ep_stall_arm(struct rpcrdma_ep *ep);
 
 /* recv.c */
 EP_HIDDEN int ep_post_recv(struct rpcrdma_ep *ep, uint32_t idx);
@@ -186,14 +195,8 @@ EP_HIDDEN void ep_device_gone(struct ibv_device *dev);
 EP_HIDDEN void ep_free(struct rpcrdma_ep *ep);
 EP_HIDDEN int ep_setup(struct rpcrdma_ep *ep, struct rdma_cm_id *id);
 
-/* xfer.c: posts what waits and retires what completed (lock held, after
- * every reap); fails everything when the endpoint is down. */
-EP_HIDDEN void ep_xfer_progress(struct rpcrdma_ep *ep);
 /* xfer.c: releases what transfers still hold (teardown, after drain). */
 EP_HIDDEN void ep_xfer_release(struct rpcrdma_ep *ep);
-/* xfer.c: the stall timer (opts.stall_ms) runs while WRs are posted and
- * not completed; armed by ep_sq_post, lock held. */
-EP_HIDDEN void ep_stall_arm(struct rpcrdma_ep *ep);
 
 /* Small helpers of the fast path, inline in every file that uses them. */
 

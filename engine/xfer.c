@@ -15,21 +15,10 @@
  * xf_done for their owner. When the endpoint goes down, every transfer
  * finishes at once with its error; the local registrations are released
  * then (the QP is in error and touches no memory) or at teardown.
- *
- * A peer can make posted work never complete (it stops answering, having
- * asked in its connection request for a retry count that rxe reads as
- * "forever"): with opts.stall_ms a timer in the endpoint's fd ticks while
- * work requests are posted and not completed (whole transfers or the
- * posted part of one still waiting for room), and a send queue that
- * completed nothing for stall_ms closes the connection. The timer is
- * armed by a post and disarmed only at a tick with nothing outstanding,
- * so it costs a system call per interval, not per work request.
  */
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
-#include <unistd.h>
-#include <sys/timerfd.h>
 
 #include "ep_int.h"
 
@@ -156,62 +145,7 @@ static int xf_post_some(struct rpcrdma_ep *ep, struct rpcrdma_xfer *x)
 	return 1;
 }
 
-/* Checks at a quarter of the deadline (50 ms at least). */
-void ep_stall_arm(struct rpcrdma_ep *ep)
-{
-	uint64_t iv = ep->opts.stall_ms / 4 > 50 ? ep->opts.stall_ms / 4 : 50;
-	struct itimerspec its = {
-		.it_interval = { (time_t)(iv / 1000), (long)(iv % 1000) * 1000000 },
-		.it_value = { (time_t)(iv / 1000), (long)(iv % 1000) * 1000000 },
-	};
-
-	if (ep->stallfd < 0 || ep->stall_armed)
-		return;
-	if (timerfd_settime(ep->stallfd, 0, &its, NULL) == 0)
-		ep->stall_armed = true;
-}
-
-static void stall_disarm(struct rpcrdma_ep *ep)
-{
-	struct itimerspec off;
-
-	memset(&off, 0, sizeof(off));
-	(void)timerfd_settime(ep->stallfd, 0, &off, NULL);
-	ep->stall_armed = false;
-}
-
-void rpcrdma_ep_check_stall(struct rpcrdma_ep *ep)
-{
-	uint64_t n;
-
-	if (ep->stallfd < 0)
-		return;
-	pthread_mutex_lock(&ep->lock);
-	if (!ep->stall_armed ||
-	    read(ep->stallfd, &n, sizeof(n)) != (ssize_t)sizeof(n))
-		goto out;		/* not expired */
-	/* Completions not reaped yet are progress too. */
-	ep_reap(ep);
-	if (ep->sq_seq == ep->sq_done ||
-	    !__atomic_load_n(&ep->connected, __ATOMIC_ACQUIRE)) {
-		stall_disarm(ep);
-		goto out;
-	}
-	if (ep_now_ms() - ep->sq_progress_ms < ep->opts.stall_ms)
-		goto out;
-	/* Closed as our own fatal error: the QP stops touching the
-	 * transfers' memory, they fail, the peer is told. */
-	RPCRDMA_STAT_ADD(ep, transfer_stalls, 1);
-	ep_qp_to_error(ep->qp);
-	ep_mark_down(ep, -ETIMEDOUT);
-	ep_disconnect(ep);
-	ep_xfer_progress(ep);
-	stall_disarm(ep);
-out:
-	pthread_mutex_unlock(&ep->lock);
-}
-
-void ep_xfer_progress(struct rpcrdma_ep *ep)
+static void ep_xfer_progress(struct rpcrdma_ep *ep)
 {
 	struct rpcrdma_xfer *x;
 	int ret;
@@ -312,6 +246,10 @@ int rpcrdma_ep_xfer_start(struct rpcrdma_ep *ep, struct rpcrdma_xfer *x)
 	x->send_posted = false;
 	x->last_seq = 0;
 	pthread_mutex_lock(&ep->lock);
+	/* The engine's one upward call: ep_reap moves transfers on through
+	 * it (installed at the first transfer, under the lock it is read
+	 * under). */
+	ep->sq_progress = ep_xfer_progress;
 	ep->xf_count++;
 	xf_append(&ep->xf_wait, &ep->xf_wait_tail, x);
 	if (x->defer) {
