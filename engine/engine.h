@@ -155,7 +155,7 @@ int rpcrdma_ep_reg(struct rpcrdma_ep *ep, void *addr, size_t len,
 		   enum rpcrdma_access access, struct rpcrdma_mr **out);
 uint32_t rpcrdma_mr_rkey(const struct rpcrdma_mr *mr);
 void rpcrdma_mr_dereg(struct rpcrdma_mr *mr);
-/* A registration of ep's would not go: ep is closed (mr.c says why). */
+/* A registration of ep's would not go: ep is closed (reg.c says why). */
 void rpcrdma_ep_dereg_failed(struct rpcrdma_ep *ep);
 
 /* Pulls the peer's segments into local memory (which the engine registers
@@ -177,7 +177,7 @@ int rpcrdma_ep_write(struct rpcrdma_ep *ep, const void *local, uint64_t len,
  * capabilities) process, where the environment is the caller's. */
 const char *rpcrdma_getenv(const char *name);
 
-/* --- memory windows (win.c) --- */
+/* --- memory windows (reg.c) --- */
 
 /*
  * A buffer exposed to the peer for one RPC at a time through a type-2
