@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Counters: every update goes to the endpoint's own struct and to the
- * process totals, both with atomic operations (senders run on any thread).
+ * Counters: every update goes to the endpoint's own struct (ep->stats,
+ * read through ep_int.h) and to the process totals, both with atomic
+ * operations (senders run on any thread). The bottom of the engine: it
+ * calls no other engine file; the others reach it by RPCRDMA_STAT_*.
  */
 #include <stddef.h>
 #include <string.h>
 
-#include "engine.h"
+#include "ep_int.h"
 
 _Static_assert(sizeof(struct rpcrdma_stats) % sizeof(uint64_t) == 0,
 	       "struct rpcrdma_stats must hold only uint64_t counters");
@@ -33,7 +35,7 @@ void rpcrdma_stat_add(struct rpcrdma_ep *ep, size_t off, uint64_t n)
 	__atomic_add_fetch(&global_stats[off / sizeof(uint64_t)], n,
 			   __ATOMIC_RELAXED);
 	if (ep)
-		__atomic_add_fetch(field(rpcrdma_ep_stats(ep), off), n,
+		__atomic_add_fetch(field(&ep->stats, off), n,
 				   __ATOMIC_RELAXED);
 }
 
@@ -52,7 +54,7 @@ void rpcrdma_stat_set(struct rpcrdma_ep *ep, size_t off, uint64_t v)
 	__atomic_store_n(&global_stats[off / sizeof(uint64_t)], v,
 			 __ATOMIC_RELAXED);
 	if (ep)
-		__atomic_store_n(field(rpcrdma_ep_stats(ep), off), v,
+		__atomic_store_n(field(&ep->stats, off), v,
 				 __ATOMIC_RELAXED);
 }
 
@@ -72,7 +74,7 @@ void rpcrdma_stat_max(struct rpcrdma_ep *ep, size_t off, uint64_t v)
 		return;
 	atomic_max(&global_stats[off / sizeof(uint64_t)], v);
 	if (ep)
-		atomic_max(field(rpcrdma_ep_stats(ep), off), v);
+		atomic_max(field(&ep->stats, off), v);
 }
 
 static void atomic_min_set(uint64_t *p, uint64_t v)
@@ -91,7 +93,7 @@ void rpcrdma_stat_min(struct rpcrdma_ep *ep, size_t off, uint64_t v)
 		return;
 	atomic_min_set(&global_stats[off / sizeof(uint64_t)], v);
 	if (ep)
-		atomic_min_set(field(rpcrdma_ep_stats(ep), off), v);
+		atomic_min_set(field(&ep->stats, off), v);
 }
 
 void rpcrdma_stats_global(struct rpcrdma_stats *out)
