@@ -29,6 +29,13 @@ struct rpcrdma_ep;
 struct rpcrdma_listener;
 struct rpcrdma_mr;
 
+/* Whether an endpoint uses memory windows (rpcrdma_ep_windows). */
+enum rpcrdma_ep_windows {
+	RPCRDMA_EP_WINDOWS_AUTO = 0,	/* the device and kernel decide */
+	RPCRDMA_EP_WINDOWS_OFF,		/* never */
+	RPCRDMA_EP_WINDOWS_ON,		/* whenever the device has type 2 */
+};
+
 struct rpcrdma_ep_opts {
 	uint32_t inline_send;	/* our RFC 8797 Send size */
 	uint32_t inline_recv;	/* our RFC 8797 Receive size = rx buffer size */
@@ -48,6 +55,9 @@ struct rpcrdma_ep_opts {
 				 * (responder_resources 0; tests) */
 	uint32_t poll_us;	/* rpcrdma_ep_poll polls the CQ this long
 				 * before it sleeps on the channel (0) */
+	enum rpcrdma_ep_windows windows; /* rpcrdma_ep_windows' answer:
+				 * AUTO (0) lets the device decide; the glue
+				 * sets ON / OFF from RPCRDMA_WINDOWS=1 / 0 */
 };
 
 /* A received message; valid until rpcrdma_ep_rx_done(). */
@@ -173,10 +183,6 @@ int rpcrdma_ep_write(struct rpcrdma_ep *ep, const void *local, uint64_t len,
 		     const struct rpcrdma_segment *segs, uint32_t nsegs,
 		     uint32_t *written, int timeout_ms);
 
-/* getenv for RPCRDMA_* (opts.c): NULL in a privileged (set-user-ID,
- * capabilities) process, where the environment is the caller's. */
-const char *rpcrdma_getenv(const char *name);
-
 /* --- memory windows (reg.c) --- */
 
 /*
@@ -188,7 +194,7 @@ const char *rpcrdma_getenv(const char *name);
  * rpcrdma_win_invalidate_post and _wait, never both. Destroy before the
  * endpoint.
  * create: 0, -EOPNOTSUPP (no type-2 windows, or a provider and kernel
- * known to stall with them: rxe before Linux 6.12; RPCRDMA_WINDOWS=0/1
+ * known to stall with them: rxe before Linux 6.12; opts.windows
  * overrides) or -errno.
  */
 struct rpcrdma_win;

@@ -36,18 +36,18 @@
  * invalidate windows at once (t_clnt test_threads_credits, t_limits
  * test_grant_constant time out; signaling every bind does not cure it);
  * under 6.12 (bookworm-backports) the whole guest tier passes with them.
- * Kernels in between are untested and treated as 6.1. RPCRDMA_WINDOWS=0
- * or 1 overrides the choice.
+ * Kernels in between are untested and treated as 6.1. The endpoint's
+ * opts.windows overrides the choice (the glue sets it from
+ * RPCRDMA_WINDOWS=0 or 1).
  */
-static bool windows_work(struct ibv_context *ctx)
+static bool windows_work(struct ibv_context *ctx, enum rpcrdma_ep_windows o)
 {
 	struct ibv_device_attr attr;
-	const char *env = rpcrdma_getenv("RPCRDMA_WINDOWS");
 	struct utsname u;
 	unsigned int major = 0, minor = 0;
 
-	if (env && (env[0] == '0' || env[0] == '1') && !env[1])
-		return env[0] == '1';
+	if (o == RPCRDMA_EP_WINDOWS_OFF || o == RPCRDMA_EP_WINDOWS_ON)
+		return o == RPCRDMA_EP_WINDOWS_ON;
 	if (ibv_query_device(ctx, &attr) ||
 	    !(attr.device_cap_flags & IBV_DEVICE_MEM_WINDOW_TYPE_2B))
 		return false;	/* siw, for one, has none */
@@ -64,7 +64,7 @@ bool rpcrdma_ep_windows(struct rpcrdma_ep *ep)
 
 	/* Racing first callers compute the same answer. */
 	if (v < 0) {
-		v = windows_work(ep->pd->context);
+		v = windows_work(ep->pd->context, ep->opts.windows);
 		__atomic_store_n(&ep->windows, v, __ATOMIC_RELAXED);
 	}
 	return v;

@@ -101,6 +101,8 @@ static bool size_ok(uint32_t v)
 
 int rpcrdma_opts_to_ep(const struct rpcrdma_opts *o, struct rpcrdma_ep_opts *eo)
 {
+	const char *win = rpcrdma_getenv("RPCRDMA_WINDOWS");
+
 	if (!size_ok(o->inline_send) || !size_ok(o->inline_recv) ||
 	    o->credits == 0 || o->credits > OPTS_MAX_CREDITS)
 		return -EINVAL;
@@ -118,6 +120,11 @@ int rpcrdma_opts_to_ep(const struct rpcrdma_opts *o, struct rpcrdma_ep_opts *eo)
 	eo->stall_ms = o->stall_ms;
 	eo->poll_us = o->poll_us < OPTS_MAX_POLL_US ? o->poll_us :
 						    OPTS_MAX_POLL_US;
+	/* RPCRDMA_WINDOWS=0 or 1 overrides the engine's choice of memory
+	 * windows (engine/reg.c); any other value leaves it to the device. */
+	if (win && (win[0] == '0' || win[0] == '1') && !win[1])
+		eo->windows = win[0] == '1' ? RPCRDMA_EP_WINDOWS_ON :
+					      RPCRDMA_EP_WINDOWS_OFF;
 	return 0;
 }
 

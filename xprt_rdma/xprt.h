@@ -9,6 +9,9 @@
 
 /* Fills o from the defaults, then the RPCRDMA_* environment variables. */
 void rpcrdma_opts_from_env(struct rpcrdma_opts *o);
+/* getenv for RPCRDMA_* (opts.c): NULL in a privileged (set-user-ID,
+ * capabilities) process, where the environment is the caller's. */
+const char *rpcrdma_getenv(const char *name);
 /* The one place the creators report failure: rpc_createerr (err is an
  * errno, either sign). Internal: not exported by librpcrdma.map. */
 void xprt_createerr(enum clnt_stat st, int err);
