@@ -4,6 +4,11 @@
  * structure, the prototypes of what one engine file calls in another,
  * and the few helpers they share inline. The glue sees only engine.h.
  *
+ * Floors, top to bottom; a file calls only files below it (checked by
+ * tools/layers.sh on the objects): cm.c -> ep.c -> reg.c, xfer.c ->
+ * send.c, recv.c -> core.c -> stats.c. The one call upwards goes through
+ * a function pointer, ep->sq_progress (xfer.c's, called by ep_reap).
+ *
  * Event design. Each endpoint owns two event sources: its completion
  * channel (one CQ for sends, receives, RDMA Read and Write) and its own
  * RDMA-CM event channel (a server's accepted id is moved there with
