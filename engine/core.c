@@ -10,8 +10,8 @@
  * establishment in cm.c.
  *
  * One CQ serves the whole QP. Whoever holds ep->lock may reap it: the
- * poller (rpcrdma_ep_poll / _read / _write, one thread at a time) and a
- * sender that needs a free send buffer. Receive completions go to a FIFO
+ * poller (rpcrdma_ep_poll, one thread at a time) and a sender that needs
+ * a free send buffer. Receive completions go to a FIFO
  * (rxq) that the poller hands out; send-queue completions advance sq_done.
  * Only the poller waits on the completion channel, and it re-checks the
  * CQ and rxq after arming it under the lock, so no completion is missed.
@@ -35,32 +35,10 @@
 
 #define EP_POLL_BATCH		16
 
-uint64_t ep_now_ms(void)
-{
-	return ep_now_us() / 1000u;
-}
-
-uint64_t ep_deadline_of(int timeout_ms)
-{
-	if (timeout_ms < 0)
-		return UINT64_MAX;
-	return ep_now_ms() + (uint64_t)timeout_ms;
-}
-
 void ep_count_errno(struct rpcrdma_ep *ep, int err)
 {
 	if (err == EACCES || err == EPERM)
 		RPCRDMA_STAT_ADD(ep, permission_errors, 1);
-}
-
-/* Called with ep->lock held. */
-void ep_mark_down(struct rpcrdma_ep *ep, int err)
-{
-	if (__atomic_load_n(&ep->connected, __ATOMIC_ACQUIRE)) {
-		__atomic_store_n(&ep->connected, false, __ATOMIC_RELEASE);
-		ep->down_err = err;
-		RPCRDMA_STAT_ADD(ep, disconnects, 1);
-	}
 }
 
 static int wc_err(enum ibv_wc_status st)

@@ -6,12 +6,9 @@
  *
  * Threading: rpcrdma_ep_send, rpcrdma_ep_reg and rpcrdma_mr_dereg may be
  * called from any thread. rpcrdma_ep_poll, rpcrdma_ep_rx_done,
- * rpcrdma_ep_read, rpcrdma_ep_write, rpcrdma_ep_xfer_start and
- * rpcrdma_ep_xfer_done must be called by one thread at a time (the caller
- * serialises them: the client's current poller, the server's svc_run
- * thread). An endpoint uses either the synchronous rpcrdma_ep_read/write
- * (the client) or transfers (the server), never both: each keeps its own
- * RDMA Read window.
+ * rpcrdma_ep_xfer_start and rpcrdma_ep_xfer_done must be called by one
+ * thread at a time (the caller serialises them: the client's current
+ * poller, the server's svc_run thread).
  */
 #ifndef RPCRDMA_ENGINE_H
 #define RPCRDMA_ENGINE_H
@@ -116,6 +113,7 @@ const struct rpcrdma_inline *rpcrdma_ep_inline(const struct rpcrdma_ep *ep);
 const struct sockaddr *rpcrdma_ep_peer(const struct rpcrdma_ep *ep);
 /* False once the connection is lost or flushed. */
 bool rpcrdma_ep_connected(const struct rpcrdma_ep *ep);
+/* Receives posted now (the guest tests check the ring with it). */
 uint32_t rpcrdma_ep_recvs_posted(const struct rpcrdma_ep *ep);
 /* Credits the receives are provisioned for: receives stay posted for this
  * many calls in flight besides the ones being served (constant while the
@@ -167,21 +165,6 @@ uint32_t rpcrdma_mr_rkey(const struct rpcrdma_mr *mr);
 void rpcrdma_mr_dereg(struct rpcrdma_mr *mr);
 /* A registration of ep's would not go: ep is closed (reg.c says why). */
 void rpcrdma_ep_dereg_failed(struct rpcrdma_ep *ep);
-
-/* Pulls the peer's segments into local memory (which the engine registers
- * for local write as needed), respecting the negotiated read depth, and
- * waits for completion; messages arriving meanwhile stay queued for
- * rpcrdma_ep_poll. 0 or -errno. */
-int rpcrdma_ep_read(struct rpcrdma_ep *ep, void *local, uint64_t len,
-		    const struct rpcrdma_segment *segs, uint32_t nsegs,
-		    int timeout_ms);
-/* Pushes len bytes of local memory into the peer's segments, in order,
- * filling each before the next; stores the bytes written per segment in
- * written[] (may be NULL) and waits for completion. 0, -EMSGSIZE when len
- * exceeds the segments, or -errno. */
-int rpcrdma_ep_write(struct rpcrdma_ep *ep, const void *local, uint64_t len,
-		     const struct rpcrdma_segment *segs, uint32_t nsegs,
-		     uint32_t *written, int timeout_ms);
 
 /* --- memory windows (reg.c) --- */
 

@@ -107,7 +107,8 @@ struct rpcrdma_ep {
 	 * Read, whose response is still to come. Every Read is signaled and
 	 * listed in rdq until its own completion; sq_done stops short of the
 	 * oldest listed. rdq is also the Read window both posting paths
-	 * (ep_rdma, xfer.c) keep within ep_rd_depth. */
+	 * (xfer.c, and the tests' synchronous ep_rdma, tests/vm/ep_sync.c)
+	 * keep within ep_rd_depth. */
 	uint32_t sq_depth, signal_every;
 	uint64_t sq_seq;		/* last posted */
 	uint64_t sq_done;		/* all up to here completed */
@@ -147,43 +148,40 @@ struct rpcrdma_mr {
 };
 
 /* core.c */
-EP_HIDDEN void ep_mark_down(struct rpcrdma_ep *ep, int err);
 EP_HIDDEN void ep_drain(struct rpcrdma_ep *ep, int max_ms);
-EP_HIDDEN uint64_t ep_now_ms(void);
 /* Counts a positive errno of a verbs or CM command: EACCES and EPERM mean
  * the thread's credentials changed since the device was opened. */
 EP_HIDDEN void ep_count_errno(struct rpcrdma_ep *ep, int err);
 /* Reaps the CQ (then moves transfers on). Lock held. Receives queued. */
 EP_HIDDEN int ep_reap(struct rpcrdma_ep *ep);
-/* now + timeout_ms (UINT64_MAX for a negative timeout). */
-EP_HIDDEN uint64_t ep_deadline_of(int timeout_ms);
 EP_HIDDEN bool ep_arm(struct rpcrdma_ep *ep);
 EP_HIDDEN bool ep_block_wake(struct rpcrdma_ep *ep, uint64_t deadline,
 			     bool *woken);
 EP_HIDDEN bool ep_block(struct rpcrdma_ep *ep, uint64_t deadline);
 /* The stall timer (opts.stall_ms) runs while WRs are posted and not
- * completed; armed by ep_sq_post, lock held. */
+ * completed; armed by rpcrdma_ep_sq_post, lock held. */
 EP_HIDDEN void ep_stall_arm(struct rpcrdma_ep *ep);
 
 /* recv.c */
 EP_HIDDEN int ep_post_recv(struct rpcrdma_ep *ep, uint32_t idx);
 
-/* send.c */
+/* send.c. The three rpcrdma_ep_sq_* are not hidden: the tests'
+ * synchronous RDMA Read / Write (tests/vm/ep_sync.c) post through them. */
 /* Waits (lock held, dropped meanwhile) for room for n WRs (and a send
  * buffer with tx) until deadline: 0, -ETIMEDOUT, or the connection's
  * error. */
-EP_HIDDEN int ep_sq_room(struct rpcrdma_ep *ep, uint32_t n, bool tx,
-			 uint64_t deadline);
+int rpcrdma_ep_sq_room(struct rpcrdma_ep *ep, uint32_t n, bool tx,
+		       uint64_t deadline);
 /* Waits (lock held) until the send queue completed through seq: 0,
  * -ETIMEDOUT or the connection's error. Receives that arrive meanwhile
  * are queued for rpcrdma_ep_poll; the caller must be the only poller. */
-EP_HIDDEN int ep_sq_wait(struct rpcrdma_ep *ep, uint64_t seq,
-			 uint64_t deadline);
+int rpcrdma_ep_sq_wait(struct rpcrdma_ep *ep, uint64_t seq,
+		       uint64_t deadline);
 /* Room on the send queue for n more WRs, and a send buffer (lock held). */
 EP_HIDDEN bool ep_sq_free(const struct rpcrdma_ep *ep, uint32_t n, bool tx);
 /* Posts one SQ WR (its sequence number assigned). Lock held. */
-EP_HIDDEN int ep_sq_post(struct rpcrdma_ep *ep, struct ibv_send_wr *wr,
-			 bool signal);
+int rpcrdma_ep_sq_post(struct rpcrdma_ep *ep, struct ibv_send_wr *wr,
+		       bool signal);
 /* Copies the iov into the next send buffer and posts it as a Send (With
  * Invalidate when inv_rkey); room checked by the caller. Lock held. */
 EP_HIDDEN int ep_tx_post(struct rpcrdma_ep *ep, const struct iovec *iov,
@@ -203,7 +201,9 @@ EP_HIDDEN int ep_setup(struct rpcrdma_ep *ep, struct rdma_cm_id *id);
 /* xfer.c: releases what transfers still hold (teardown, after drain). */
 EP_HIDDEN void ep_xfer_release(struct rpcrdma_ep *ep);
 
-/* Small helpers of the fast path, inline in every file that uses them. */
+/* Small helpers, inline in every file that uses them (the fast path's,
+ * and what tests/vm/ep_sync.c needs of the engine besides the
+ * rpcrdma_ep_sq_* above). */
 
 static inline uint64_t ep_now_us(void)
 {
@@ -211,6 +211,19 @@ static inline uint64_t ep_now_us(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+static inline uint64_t ep_now_ms(void)
+{
+	return ep_now_us() / 1000u;
+}
+
+/* now + timeout_ms (UINT64_MAX for a negative timeout). */
+static inline uint64_t ep_deadline_of(int timeout_ms)
+{
+	if (timeout_ms < 0)
+		return UINT64_MAX;
+	return ep_now_ms() + (uint64_t)timeout_ms;
 }
 
 /* Remaining ms for poll(): -1 forever, 0 when expired. */
@@ -231,6 +244,16 @@ static inline int remaining_ms(uint64_t deadline)
 static inline bool ep_is_up(const struct rpcrdma_ep *ep)
 {
 	return __atomic_load_n(&ep->connected, __ATOMIC_ACQUIRE);
+}
+
+/* Called with ep->lock held. */
+static inline void ep_mark_down(struct rpcrdma_ep *ep, int err)
+{
+	if (__atomic_load_n(&ep->connected, __ATOMIC_ACQUIRE)) {
+		__atomic_store_n(&ep->connected, false, __ATOMIC_RELEASE);
+		ep->down_err = err;
+		RPCRDMA_STAT_ADD(ep, disconnects, 1);
+	}
 }
 
 static inline int neg_errno(int fallback)

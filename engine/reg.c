@@ -203,9 +203,10 @@ int rpcrdma_ep_send_bind(struct rpcrdma_ep *ep, const struct iovec *iov,
 	}
 
 	pthread_mutex_lock(&ep->lock);
-	ret = ep_sq_room(ep, nb + 1, true, ep_deadline_of(EP_SEND_WAIT_MS));
+	ret = rpcrdma_ep_sq_room(ep, nb + 1, true,
+				 ep_deadline_of(EP_SEND_WAIT_MS));
 	for (j = 0; !ret && j < nb; j++) {
-		ret = ep_sq_post(ep, &wr[j], false);
+		ret = rpcrdma_ep_sq_post(ep, &wr[j], false);
 		if (!ret) {
 			/* The window is bound once the bind is on the queue:
 			 * a Send that fails now leaves it for the local
@@ -233,9 +234,9 @@ int rpcrdma_win_invalidate_post(struct rpcrdma_win *w)
 	wr.opcode = IBV_WR_LOCAL_INV;
 	wr.invalidate_rkey = w->mw->rkey;
 	pthread_mutex_lock(&ep->lock);
-	ret = ep_sq_room(ep, 1, false, ep_deadline_of(EP_SEND_WAIT_MS));
+	ret = rpcrdma_ep_sq_room(ep, 1, false, ep_deadline_of(EP_SEND_WAIT_MS));
 	if (!ret)
-		ret = ep_sq_post(ep, &wr, true);
+		ret = rpcrdma_ep_sq_post(ep, &wr, true);
 	if (!ret)
 		w->inv_seq = ep->sq_seq;
 	pthread_mutex_unlock(&ep->lock);
@@ -256,7 +257,7 @@ int rpcrdma_win_invalidate_wait(struct rpcrdma_win *w, int timeout_ms)
 		return -EINVAL;
 	ep = w->ep;
 	pthread_mutex_lock(&ep->lock);
-	ret = ep_sq_wait(ep, w->inv_seq, ep_deadline_of(timeout_ms));
+	ret = rpcrdma_ep_sq_wait(ep, w->inv_seq, ep_deadline_of(timeout_ms));
 	w->inv_seq = 0;
 	if (!ret) {
 		w->bound = false;

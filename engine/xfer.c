@@ -122,7 +122,8 @@ static int xf_post_some(struct rpcrdma_ep *ep, struct rpcrdma_xfer *x)
 		/* The end of each part is signaled when no Send follows: one
 		 * of them ends the transfer. */
 		last = x->posted + chunk == p->len;
-		ret = ep_sq_post(ep, &wr, x->read || (last && !x->send_cnt));
+		ret = rpcrdma_ep_sq_post(ep, &wr,
+					 x->read || (last && !x->send_cnt));
 		if (ret)
 			return ret;
 		if (x->read)

@@ -29,6 +29,7 @@
 #include <rpcrdma/pvtdata.h>
 #include <rpcrdma/wire.h>
 #include "xprt_rdma/xprt.h"
+#include "ep_sync.h"
 
 #define T_PROG		0x20005a5au
 #define T_VERS		1u

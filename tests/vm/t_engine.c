@@ -22,6 +22,7 @@
 
 #include "engine/engine.h"
 #include "engine/ep_int.h"
+#include "ep_sync.h"
 
 #define T_TIMEOUT_MS	10000
 
