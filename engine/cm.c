@@ -443,16 +443,16 @@ static int listener_conn_req(struct rpcrdma_listener *l, struct rdma_cm_id *id,
 							  &peer) == 0;
 	ep_negotiate(ep, pdata, plen);
 
-	/* Reads we issue are bounded by what the client will answer, and
-	 * the other way round; at least 1 each. */
 	/*
-	 * The CONNECT_REQUEST event gives these from our point of view
-	 * (ib_cm swaps the REQ's fields): its initiator_depth is how many
-	 * RDMA Reads the client will answer at once (its responder
-	 * resources), its responder_resources how many it may issue.
+	 * Reads we issue are bounded by what the client will answer, and
+	 * the other way round. The CONNECT_REQUEST event gives both from
+	 * our point of view (ib_cm swaps the REQ's fields): its
+	 * initiator_depth is how many RDMA Reads the client will answer at
+	 * once (its responder resources), its responder_resources how many
+	 * it may issue. A client answering no Read gets none issued (our
+	 * depth 0: rdma_accept(3) wants it within its resources); our
+	 * responder resources stay at least 1.
 	 */
-	/* A client answering no Read: none issued (rdma_accept(3) wants
-	 * our depth within its resources; conformance review 25). */
 	if (ev_initiator_depth < ep->initiator_depth)
 		ep->initiator_depth = ev_initiator_depth;
 	if (ev_responder_res && ev_responder_res < ep->responder_resources)
@@ -548,7 +548,6 @@ int rpcrdma_listener_accept(struct rpcrdma_listener *l,
 		uint8_t pdata[256];
 		size_t plen = 0;
 		uint8_t ini = 0, resp = 0;
-		int status;
 
 		if (rdma_get_cm_event(l->ch, &ev)) {
 			int err = errno;
@@ -561,7 +560,6 @@ int rpcrdma_listener_accept(struct rpcrdma_listener *l,
 		}
 		type = ev->event;
 		id = ev->id;
-		status = ev->status;
 		if (type == RDMA_CM_EVENT_CONNECT_REQUEST) {
 			plen = ev->param.conn.private_data_len;
 			if (!ev->param.conn.private_data)
@@ -575,7 +573,6 @@ int rpcrdma_listener_accept(struct rpcrdma_listener *l,
 			resp = ev->param.conn.responder_resources;
 		}
 		rdma_ack_cm_event(ev);
-		(void)status;
 
 		if (type == RDMA_CM_EVENT_CONNECT_REQUEST) {
 			/* A failed request only costs that client. */

@@ -321,10 +321,10 @@ uint32_t rpcrdma_mr_rkey(const struct rpcrdma_mr *mr)
 
 /*
  * A registration the provider would not drop may still answer its rkey
- * while its memory goes back to its owner for reuse (security review 11):
- * the connection closes at once, its QP to error, so that no peer reaches
- * the memory through it; the registration is leaked with its protection
- * domain (dereg_failures counts it).
+ * while its memory goes back to its owner for reuse (docs/security.md):
+ * the connection closes at once, its QP to error, so that no peer
+ * reaches the memory through it; the registration is leaked with its
+ * protection domain (dereg_failures counts it).
  */
 void rpcrdma_ep_dereg_failed(struct rpcrdma_ep *ep)
 {
