@@ -330,11 +330,6 @@ bool rpcrdma_ep_connected(const struct rpcrdma_ep *ep)
 	return ep_is_up(ep);
 }
 
-uint32_t rpcrdma_ep_recvs_posted(const struct rpcrdma_ep *ep)
-{
-	return __atomic_load_n(&ep->rx_posted, __ATOMIC_RELAXED);
-}
-
 uint32_t rpcrdma_ep_credits(const struct rpcrdma_ep *ep)
 {
 	return ep->credits;

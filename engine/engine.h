@@ -113,8 +113,6 @@ const struct rpcrdma_inline *rpcrdma_ep_inline(const struct rpcrdma_ep *ep);
 const struct sockaddr *rpcrdma_ep_peer(const struct rpcrdma_ep *ep);
 /* False once the connection is lost or flushed. */
 bool rpcrdma_ep_connected(const struct rpcrdma_ep *ep);
-/* Receives posted now (the guest tests check the ring with it). */
-uint32_t rpcrdma_ep_recvs_posted(const struct rpcrdma_ep *ep);
 /* Credits the receives are provisioned for: receives stay posted for this
  * many calls in flight besides the ones being served (constant while the
  * endpoint lives; opts.credits unless the device allows fewer). */
