@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Guest test of the responder's flow control and limits
- * (xprt_rdma/svc_rdma.c, conn.c): the credit grant stays constant while
+ * (xprt_rdma/svc_*.c, engine/cm.c): the credit grant stays constant while
  * calls queue (RFC 8166 section 3.3.1), a client with more calls
  * outstanding than granted is disconnected while others carry on, an
  * rdma_xid that differs from the RPC XID is answered with ERR_CHUNK, and
