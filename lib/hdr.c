@@ -6,6 +6,8 @@
 
 #include <rpcrdma/hdr.h>
 
+#include "chunks.h"
+
 /*
  * The running total of chunk bytes is a uint64_t fed by at most
  * RPCRDMA_MAX_READ_SEGS + RPCRDMA_MAX_SEGS 32-bit lengths, so it cannot
@@ -346,6 +348,34 @@ enum rpcrdma_hdr_err rpcrdma_hdr_decode(const void *buf, size_t len,
 	if (ret == RPCRDMA_HDR_OK && hdr_len)
 		*hdr_len = len - left;
 	return ret;
+}
+
+/* ---- Peeks: a message's kind from its fixed words, before decoding ---- */
+
+/* RFC 5531 section 9: msg_type of an RPC message (libtirpc's REPLY). */
+#define RPC_MSG_TYPE_REPLY	1u
+
+/*
+ * RFC 8167 section 4.2 (a backward reply) and RFC 8166 section 5 (an
+ * RDMA_ERROR, which only a responder sends): see lib/chunks.h. The
+ * words: rdma_vers (1), rdma_proc (4 RDMA_ERROR, or 0 RDMA_MSG with the
+ * three list discriminators 0 and, after the RPC XID, msg_type REPLY).
+ */
+bool rpcrdma_hdr_peek_bc_answer(const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+
+	if (len < RPCRDMA_HDR_FIXED)
+		return false;
+	if (get32(p + 4) != RPCRDMA_VERSION)
+		return false;
+	if (get32(p + 12) == RPCRDMA_ERROR)
+		return true;
+	if (len < RPCRDMA_HDR_MIN + 8)
+		return false;
+	return get32(p + 12) == RPCRDMA_MSG && !get32(p + 16) &&
+	       !get32(p + 20) && !get32(p + 24) &&
+	       get32(p + RPCRDMA_HDR_MIN + 4) == RPC_MSG_TYPE_REPLY;
 }
 
 enum rpcrdma_errcode rpcrdma_hdr_err_to_wire(enum rpcrdma_hdr_err err)

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <sys/random.h>
 #include <arpa/inet.h>
+#include "lib/chunks.h"
 #include "svc_conn.h"
 
 struct conn_bc *bc_create(uint32_t recv_max)
@@ -122,31 +123,6 @@ void bc_dispatching(struct svc_conn *c, bool on)
 	pthread_mutex_unlock(&bc->lock);
 }
 
-/*
- * The shape of an answer to a backward call. A reply (RFC 8167 section
- * 4.2): RDMA_MSG of version 1, all three chunk lists empty, an RPC
- * message of msg_type REPLY inline. Or an RDMA_ERROR of version 1: only
- * a responder sends one (RFC 8166 section 5), and the client is ours
- * only in the backward direction. A forward call has neither shape.
- */
-static bool msg_is_bc_answer(const uint8_t *data, uint32_t len)
-{
-	uint32_t w[RPCRDMA_HDR_MIN / 4 + 2];
-
-	if (len < RPCRDMA_HDR_FIXED)
-		return false;
-	memcpy(w, data, RPCRDMA_HDR_FIXED);
-	if (ntohl(w[1]) != RPCRDMA_VERSION)
-		return false;
-	if (ntohl(w[3]) == RPCRDMA_ERROR)
-		return true;
-	if (len < sizeof(w))
-		return false;
-	memcpy(w, data, sizeof(w));
-	return ntohl(w[3]) == RPCRDMA_MSG && !w[4] && !w[5] && !w[6] &&
-	       ntohl(w[RPCRDMA_HDR_MIN / 4 + 1]) == REPLY;
-}
-
 /* The backward call waiting for xid, or abandoned by its caller, or NULL
  * (bc->lock held). */
 static struct bc_slot *bc_slot_by_xid(struct conn_bc *bc, uint32_t xid)
@@ -230,10 +206,10 @@ static void conn_take_bc_error(struct svc_conn *c, const struct rpcrdma_msg *m)
 }
 
 /*
- * An answer to a backward call (msg_is_bc_answer) goes to its call by
- * XID; a reply's rdma_credit is the client's backward grant (RFC 8167
- * section 3.1). True when rx was one (then consumed): it is never taken
- * for a forward call.
+ * An answer to a backward call (rpcrdma_hdr_peek_bc_answer) goes to its
+ * call by XID; a reply's rdma_credit is the client's backward grant (RFC
+ * 8167 section 3.1). True when rx was one (then consumed): it is never
+ * taken for a forward call.
  */
 bool conn_take_bc_answer(struct svc_conn *c, struct rpcrdma_rx *rx)
 {
@@ -245,7 +221,7 @@ bool conn_take_bc_answer(struct svc_conn *c, struct rpcrdma_rx *rx)
 	int err = 0;
 
 	/* Cheap look first: forward calls pay no second decode. */
-	if (!msg_is_bc_answer(rx->data, rx->len))
+	if (!rpcrdma_hdr_peek_bc_answer(rx->data, rx->len))
 		return false;
 	if (rpcrdma_hdr_decode(rx->data, rx->len, &c->lim, m, &hlen) !=
 	    RPCRDMA_HDR_OK) {
@@ -293,7 +269,7 @@ done:
  * calls. */
 bool msg_is_not_bc_answer(const uint8_t *data, uint32_t len)
 {
-	return !msg_is_bc_answer(data, len);
+	return !rpcrdma_hdr_peek_bc_answer(data, len);
 }
 
 /* Waits (bc->lock held) for news until dl: 0 or ETIMEDOUT. A dispatch
