@@ -30,4 +30,26 @@
  */
 bool rpcrdma_hdr_peek_bc_answer(const void *buf, size_t len);
 
+/*
+ * lib/chunks.c. The responder's echo of the call's write list into the
+ * reply header m (RFC 8166 section 3.4.6): every write chunk of call
+ * goes back with its segment count kept, chunk i carrying used[i] bytes
+ * (used has call->nwrites entries) in its segments in order, unused ones
+ * with length zero. 0, or what rpcrdma_msg_add_write_chunk / _seg
+ * returned (-ENOSPC: m has no room left; never for a fresh m and a
+ * decoded call, whose chunks fit the same pool).
+ */
+int rpcrdma_reply_add_writes(const struct rpcrdma_msg *call,
+			     struct rpcrdma_msg *m, const uint64_t *used);
+
+/*
+ * lib/chunks.c. The responder's echo of the call's reply chunk into the
+ * reply header m for a Long Reply of len bytes (RFC 8166 section 3.5.4):
+ * every segment goes back, filled in order, unfilled ones with length
+ * zero. 0; -EMSGSIZE when len is more than the chunk holds; or what
+ * rpcrdma_msg_add_reply_seg returned. The caller checks call->has_reply.
+ */
+int rpcrdma_reply_add_reply_chunk(const struct rpcrdma_msg *call,
+				  struct rpcrdma_msg *m, uint64_t len);
+
 #endif /* RPCRDMA_LIB_CHUNKS_H */

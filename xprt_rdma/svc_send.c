@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <string.h>
 #include <rpcrdma/plan.h>
+#include "lib/chunks.h"
 #include "svc_conn.h"
 
 /* A reply or RDMA_ERROR that could not go out ends the connection. */
@@ -134,38 +135,6 @@ static bool call_encode_reply(struct svc_call *k, struct rpc_msg *msg)
 }
 
 /*
- * The write list of the reply (RFC 8166 section 3.4.6): every write chunk
- * the call offered goes back with its segment count kept; chunk i carries
- * used[i] bytes, filling its segments in order (the lengths say what was
- * written: exactly the item, no round-up), unused ones with length zero.
- */
-static int add_writes(const struct rpcrdma_msg *call, struct rpcrdma_msg *m,
-		      const uint64_t *used)
-{
-	uint32_t i, j;
-	int idx, rc;
-
-	for (i = 0; i < call->nwrites; i++) {
-		const struct rpcrdma_chunk *w = &call->writes[i];
-		uint64_t left = used[i];
-
-		idx = rpcrdma_msg_add_write_chunk(m);
-		if (idx < 0)
-			return idx;
-		for (j = 0; j < w->nsegs; j++) {
-			struct rpcrdma_segment s = call->segs[w->first + j];
-
-			s.length = left < s.length ? (uint32_t)left : s.length;
-			left -= s.length;
-			rc = rpcrdma_msg_add_write_seg(m, (uint32_t)idx, &s);
-			if (rc)
-				return rc;
-		}
-	}
-	return 0;
-}
-
-/*
  * The rkey a reply may invalidate (RFC 8797 section 4.1): only when both
  * sides set R, and, as the Linux server does, only when every segment of
  * the call names the same rkey, so no memory the requester still uses
@@ -237,7 +206,7 @@ static int call_send_reply(struct svc_call *k, uint32_t grant,
 	body = rpcrdma_xdrgrow_buf(&k->reply, &len);
 	rpcrdma_msg_init(&m, k->hdr.xid, grant,
 			 nomsg ? RPCRDMA_NOMSG : RPCRDMA_MSG);
-	err = add_writes(&k->hdr, &m, used);
+	err = rpcrdma_reply_add_writes(&k->hdr, &m, used);
 	if (err)
 		return err;
 	x->local = body;
@@ -246,21 +215,11 @@ static int call_send_reply(struct svc_call *k, uint32_t grant,
 		const struct rpcrdma_chunk *rc = &k->hdr.reply;
 		const struct rpcrdma_segment *segs = &k->hdr.segs[rc->first];
 		struct rpcrdma_xfer_part *p = &x->parts[x->nparts++];
-		uint64_t left = plan->remainder_len;
 
-		/* Every segment goes back, unfilled ones with length zero
-		 * (sections 4.2.1.3 and 3.6). */
-		for (i = 0; i < rc->nsegs; i++) {
-			struct rpcrdma_segment s = segs[i];
-
-			s.length = left < s.length ? (uint32_t)left : s.length;
-			left -= s.length;
-			err = rpcrdma_msg_add_reply_seg(&m, &s);
-			if (err)
-				return err;
-		}
-		if (left)
-			return -EMSGSIZE;
+		err = rpcrdma_reply_add_reply_chunk(&k->hdr, &m,
+						    plan->remainder_len);
+		if (err)
+			return err;
 		p->off = rem_off;
 		p->len = plan->remainder_len;
 		p->segs = segs;

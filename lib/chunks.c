@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A reply's chunk lists given its call's (RFC 8166 sections 3.4.6, 3.5.4
+ * and 4.2.1; RFC 8797 section 4.1): the responder's echo of the write
+ * list and of the reply chunk, each segment's length saying what was
+ * written, and the rkey a reply may invalidate. Pure functions of the
+ * decoded call header; declared in lib/chunks.h (not installed).
+ */
+#include <errno.h>
+#include <stdint.h>
+
+#include <rpcrdma/hdr.h>
+
+#include "chunks.h"
+
+/*
+ * The write list of the reply (RFC 8166 section 3.4.6): every write chunk
+ * the call offered goes back with its segment count kept; chunk i carries
+ * used[i] bytes, filling its segments in order (the lengths say what was
+ * written: exactly the item, no round-up), unused ones with length zero.
+ */
+int rpcrdma_reply_add_writes(const struct rpcrdma_msg *call,
+			     struct rpcrdma_msg *m, const uint64_t *used)
+{
+	uint32_t i, j;
+	int idx, rc;
+
+	for (i = 0; i < call->nwrites; i++) {
+		const struct rpcrdma_chunk *w = &call->writes[i];
+		uint64_t left = used[i];
+
+		idx = rpcrdma_msg_add_write_chunk(m);
+		if (idx < 0)
+			return idx;
+		for (j = 0; j < w->nsegs; j++) {
+			struct rpcrdma_segment s = call->segs[w->first + j];
+
+			s.length = left < s.length ? (uint32_t)left : s.length;
+			left -= s.length;
+			rc = rpcrdma_msg_add_write_seg(m, (uint32_t)idx, &s);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The reply chunk of a Long Reply (RFC 8166 section 3.5.4) carrying len
+ * bytes: every segment goes back, filled in order, unfilled ones with
+ * length zero (sections 4.2.1.3 and 3.6).
+ */
+int rpcrdma_reply_add_reply_chunk(const struct rpcrdma_msg *call,
+				  struct rpcrdma_msg *m, uint64_t len)
+{
+	const struct rpcrdma_chunk *rc = &call->reply;
+	const struct rpcrdma_segment *segs = &call->segs[rc->first];
+	uint64_t left = len;
+	uint32_t i;
+	int err;
+
+	for (i = 0; i < rc->nsegs; i++) {
+		struct rpcrdma_segment s = segs[i];
+
+		s.length = left < s.length ? (uint32_t)left : s.length;
+		left -= s.length;
+		err = rpcrdma_msg_add_reply_seg(m, &s);
+		if (err)
+			return err;
+	}
+	if (left)
+		return -EMSGSIZE;
+	return 0;
+}
