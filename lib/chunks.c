@@ -7,6 +7,7 @@
  * decoded call header; declared in lib/chunks.h (not installed).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <rpcrdma/hdr.h>
@@ -71,4 +72,31 @@ int rpcrdma_reply_add_reply_chunk(const struct rpcrdma_msg *call,
 	if (left)
 		return -EMSGSIZE;
 	return 0;
+}
+
+/*
+ * The rkey a reply may invalidate (RFC 8797 section 4.1): only when both
+ * sides set R, and, as the Linux server does, only when every segment of
+ * the call names the same rkey, so no memory the requester still uses
+ * for another purpose is revoked. 0: a plain Send.
+ */
+uint32_t rpcrdma_reply_inv_rkey(const struct rpcrdma_msg *call,
+				bool peer_remote_inv)
+{
+	const struct rpcrdma_msg *h = call;
+	uint32_t rkey = 0, i;
+	bool seen = false;
+
+	if (!peer_remote_inv)
+		return 0;
+	for (i = 0; i < h->nreads + h->nsegs; i++) {
+		uint32_t r = i < h->nreads ? h->reads[i].seg.handle
+					   : h->segs[i - h->nreads].handle;
+
+		if (seen && r != rkey)
+			return 0;
+		rkey = r;
+		seen = true;
+	}
+	return rkey;
 }

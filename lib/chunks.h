@@ -52,4 +52,16 @@ int rpcrdma_reply_add_writes(const struct rpcrdma_msg *call,
 int rpcrdma_reply_add_reply_chunk(const struct rpcrdma_msg *call,
 				  struct rpcrdma_msg *m, uint64_t len);
 
+/*
+ * lib/chunks.c. The rkey the reply to call may invalidate with Send With
+ * Invalidate (RFC 8797 section 4.1): only when both sides set R
+ * (peer_remote_inv, as rpcrdma_pvtdata_negotiate sets it in struct
+ * rpcrdma_inline), and only when every segment of the call (read list,
+ * write list, reply chunk) names the same rkey, so no memory the
+ * requester still uses for another purpose is revoked. 0: a plain Send
+ * (also for a call with no segment).
+ */
+uint32_t rpcrdma_reply_inv_rkey(const struct rpcrdma_msg *call,
+				bool peer_remote_inv);
+
 #endif /* RPCRDMA_LIB_CHUNKS_H */

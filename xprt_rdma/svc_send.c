@@ -135,32 +135,6 @@ static bool call_encode_reply(struct svc_call *k, struct rpc_msg *msg)
 }
 
 /*
- * The rkey a reply may invalidate (RFC 8797 section 4.1): only when both
- * sides set R, and, as the Linux server does, only when every segment of
- * the call names the same rkey, so no memory the requester still uses
- * for another purpose is revoked. 0: a plain Send.
- */
-static uint32_t call_inv_rkey(const struct svc_call *k)
-{
-	const struct rpcrdma_msg *h = &k->hdr;
-	uint32_t rkey = 0, i;
-	bool seen = false;
-
-	if (!rpcrdma_ep_inline(k->c->ep)->peer_remote_inv)
-		return 0;
-	for (i = 0; i < h->nreads + h->nsegs; i++) {
-		uint32_t r = i < h->nreads ? h->reads[i].seg.handle
-					   : h->segs[i - h->nreads].handle;
-
-		if (seen && r != rkey)
-			return 0;
-		rkey = r;
-		seen = true;
-	}
-	return rkey;
-}
-
-/*
  * Sends the reply as planned. Items in write chunks and, for a Long Reply
  * (RFC 8166 section 3.5.4), the rest of the message in the reply chunk go
  * by RDMA Write, each chunk's segments filled in order; the header (and
@@ -232,7 +206,8 @@ static int call_send_reply(struct svc_call *k, uint32_t grant,
 			nruns++;
 		}
 	}
-	x->inv_rkey = call_inv_rkey(k);
+	x->inv_rkey = rpcrdma_reply_inv_rkey(
+		&k->hdr, rpcrdma_ep_inline(k->c->ep)->peer_remote_inv);
 	err = call_send(k, &m, runs, nruns);
 	if (err)
 		return err;
