@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include <rpcrdma/hdr.h>
+#include <rpcrdma/splice.h>
 
 /*
  * lib/hdr.c. Received by the responder (server) on a forward connection:
@@ -63,5 +64,21 @@ int rpcrdma_reply_add_reply_chunk(const struct rpcrdma_msg *call,
  */
 uint32_t rpcrdma_reply_inv_rkey(const struct rpcrdma_msg *call,
 				bool peer_remote_inv);
+
+/*
+ * lib/splice.c. Where the read chunks of call go once read, in the order
+ * of its read list, into rd (RFC 8166 sections 3.5.3 and 3.4.5): *inl,
+ * *inl_len the inline part (msg[0..msg_len), the bytes after the
+ * received header; for RDMA_NOMSG the position-zero chunk in rd) and
+ * pieces[0..*npieces) the chunks spliced in at their XDR positions (one
+ * chunk = consecutive read segments sharing a position; pieces has room
+ * for call->nreads). 0, or -EMSGSIZE for a chunk of 2^32 bytes or more.
+ * Positions are not checked here: rpcrdma_splice_len / rpcrdma_splice
+ * refuse the pieces they cannot place.
+ */
+int rpcrdma_call_read_pieces(const struct rpcrdma_msg *call, const uint8_t *msg,
+			     size_t msg_len, const uint8_t *rd,
+			     struct rpcrdma_piece *pieces, uint32_t *npieces,
+			     const uint8_t **inl, size_t *inl_len);
 
 #endif /* RPCRDMA_LIB_CHUNKS_H */

@@ -25,7 +25,10 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <rpcrdma/hdr.h>
 #include <rpcrdma/splice.h>
+
+#include "chunks.h"
 
 /* XDR round-up without the 32-bit wrap of rpcrdma_xdr_roundup(). */
 static uint64_t roundup64(uint32_t n)
@@ -124,5 +127,46 @@ int rpcrdma_splice(const void *inl, size_t inl_len,
 	}
 	if (inl_len > consumed)
 		memcpy(dst + built, src + consumed, inl_len - consumed);
+	return 0;
+}
+
+/*
+ * Where a call's read chunks go once read into rd (RFC 8166 sections
+ * 3.5.3 and 3.4.5): the inline part (for RDMA_NOMSG the position-zero
+ * chunk) and the pieces spliced in at their XDR positions (one chunk =
+ * consecutive read segments sharing a position). 0, or -EMSGSIZE.
+ */
+int rpcrdma_call_read_pieces(const struct rpcrdma_msg *call, const uint8_t *msg,
+			     size_t msg_len, const uint8_t *rd,
+			     struct rpcrdma_piece *pieces, uint32_t *npieces,
+			     const uint8_t **inl, size_t *inl_len)
+{
+	const struct rpcrdma_msg *h = call;
+	bool nomsg = h->proc == RPCRDMA_NOMSG;
+	uint64_t off = 0;
+	uint32_t i, j;
+
+	*inl = msg;
+	*inl_len = msg_len;
+	*npieces = 0;
+	for (i = 0; i < h->nreads; i = j) {
+		uint32_t pos = h->reads[i].position;
+		uint64_t clen = 0;
+
+		for (j = i; j < h->nreads && h->reads[j].position == pos; j++)
+			clen += h->reads[j].seg.length;
+		if (pos == 0 && nomsg && i == 0) {
+			*inl = rd + off;
+			*inl_len = (size_t)clen;
+		} else {
+			if (clen > UINT32_MAX)
+				return -EMSGSIZE;
+			pieces[*npieces].position = pos;
+			pieces[*npieces].data = rd + off;
+			pieces[*npieces].length = (uint32_t)clen;
+			(*npieces)++;
+		}
+		off += clen;
+	}
 	return 0;
 }

@@ -28,6 +28,7 @@
 #include <string.h>
 #include <time.h>
 #include <rpcrdma/splice.h>
+#include "lib/chunks.h"
 #include "svc_conn.h"
 
 static int grow(uint8_t **buf, size_t *cap, size_t need)
@@ -41,46 +42,6 @@ static int grow(uint8_t **buf, size_t *cap, size_t need)
 		return -ENOMEM;
 	*buf = nb;
 	*cap = need;
-	return 0;
-}
-
-/*
- * Where k's read chunks go once read into rd: the inline part (for
- * RDMA_NOMSG the position-zero chunk) and the pieces spliced in at their
- * XDR positions (one chunk = consecutive read segments sharing a
- * position). 0, or -EMSGSIZE.
- */
-static int call_layout(const struct svc_call *k, const uint8_t *rd,
-		       struct rpcrdma_piece *pieces, uint32_t *npieces,
-		       const uint8_t **inl, size_t *inl_len)
-{
-	const struct rpcrdma_msg *h = &k->hdr;
-	bool nomsg = h->proc == RPCRDMA_NOMSG;
-	uint64_t off = 0;
-	uint32_t i, j;
-
-	*inl = k->rx.data + k->hlen;
-	*inl_len = k->rx.len - k->hlen;
-	*npieces = 0;
-	for (i = 0; i < h->nreads; i = j) {
-		uint32_t pos = h->reads[i].position;
-		uint64_t clen = 0;
-
-		for (j = i; j < h->nreads && h->reads[j].position == pos; j++)
-			clen += h->reads[j].seg.length;
-		if (pos == 0 && nomsg && i == 0) {
-			*inl = rd + off;
-			*inl_len = (size_t)clen;
-		} else {
-			if (clen > UINT32_MAX)
-				return -EMSGSIZE;
-			pieces[*npieces].position = pos;
-			pieces[*npieces].data = rd + off;
-			pieces[*npieces].length = (uint32_t)clen;
-			(*npieces)++;
-		}
-		off += clen;
-	}
 	return 0;
 }
 
@@ -119,7 +80,9 @@ static int call_start_reads(struct svc_call *k)
 	rc = grow(&k->rdbuf, &k->rdcap, (size_t)total);
 	if (rc)
 		return rc;
-	rc = call_layout(k, k->rdbuf, pieces, &np, &inl, &inl_len);
+	rc = rpcrdma_call_read_pieces(h, k->rx.data + k->hlen,
+				      k->rx.len - k->hlen, k->rdbuf, pieces,
+				      &np, &inl, &inl_len);
 	if (rc)
 		return rc;
 	need = np ? rpcrdma_splice_len(inl_len, pieces, np) : inl_len;
@@ -140,8 +103,9 @@ static int call_start_reads(struct svc_call *k)
 }
 
 /*
- * The reads of k are in: rebuild the RPC message (call_layout, checked
- * by call_start_reads). 0, or -EMSGSIZE (the caller answers ERR_CHUNK).
+ * The reads of k are in: rebuild the RPC message
+ * (rpcrdma_call_read_pieces, checked by call_start_reads). 0, or
+ * -EMSGSIZE (the caller answers ERR_CHUNK).
  */
 static int call_finish_reads(struct svc_call *k)
 {
@@ -150,7 +114,9 @@ static int call_finish_reads(struct svc_call *k)
 	size_t inl_len, need;
 	uint32_t npieces;
 
-	if (call_layout(k, k->rdbuf, pieces, &npieces, &inl, &inl_len))
+	if (rpcrdma_call_read_pieces(&k->hdr, k->rx.data + k->hlen,
+				     k->rx.len - k->hlen, k->rdbuf, pieces,
+				     &npieces, &inl, &inl_len))
 		return -EMSGSIZE;
 	if (npieces == 0) {
 		if (inl_len > k->c->max_msg)
