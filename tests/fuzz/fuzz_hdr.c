@@ -6,12 +6,28 @@
  * nothing it does not understand), its read list sorted by position (the
  * decoder sorts, stably, RFC 8166 section 4.3.1 only SHOULDs the order),
  * and decode again to the same thing.
+ *
+ * On every input, the responder's peek for a backward answer
+ * (rpcrdma_hdr_peek_bc_answer) reads nothing past it and, on a header the
+ * decoder accepts, agrees with what was decoded. On every accepted
+ * header, the rules the server glue applies to a decoded call
+ * (lib/chunks.h): the rkey a reply may invalidate is shared by every
+ * segment; the echo of the write list and of the reply chunk never runs
+ * out of room, keeps every chunk's shape, says no more than was offered,
+ * and encodes into a header that decodes; the read chunks laid out by
+ * position stay inside the read buffer, and whatever the splice accepts
+ * it rebuilds within the length it announced.
  */
+#include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <rpcrdma/hdr.h>
+#include <rpcrdma/splice.h>
+
+#include "lib/chunks.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -48,6 +64,144 @@ static void sort_read_list(uint8_t *h)
 	}
 }
 
+/* A value from the input for the byte counts the reply rules take:
+ * around the chunk's length (under, exactly, just over) or anything. */
+static uint64_t pick(uint64_t *st, uint64_t around)
+{
+	uint64_t z = (*st += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	z ^= z >> 31;
+	switch (z & 3) {
+	case 0:
+		return around;
+	case 1:
+		return around + 1;
+	case 2:
+		return (z >> 2) % (around + 1);
+	default:
+		return z >> 2;
+	}
+}
+
+/* RFC 8797 section 4.1: a non-zero rkey to invalidate is every
+ * segment's; without R, none. */
+static void check_inv_rkey(const struct rpcrdma_msg *m)
+{
+	uint32_t rkey = rpcrdma_reply_inv_rkey(m, true), i;
+
+	if (rpcrdma_reply_inv_rkey(m, false) != 0)
+		abort();
+	if (!rkey)
+		return;
+	for (i = 0; i < m->nreads; i++)
+		if (m->reads[i].seg.handle != rkey)
+			abort();
+	for (i = 0; i < m->nsegs; i++)
+		if (m->segs[i].handle != rkey)
+			abort();
+}
+
+/* The echo of chunk c of call as chunk e of reply: same segments, lengths
+ * filled in order up to what was written. */
+static void check_echo(const struct rpcrdma_msg *call,
+		       const struct rpcrdma_chunk *c,
+		       const struct rpcrdma_msg *reply,
+		       const struct rpcrdma_chunk *e, uint64_t written)
+{
+	uint64_t left = written;
+
+	if (e->nsegs != c->nsegs)
+		abort();
+	for (uint32_t j = 0; j < c->nsegs; j++) {
+		const struct rpcrdma_segment *o = &call->segs[c->first + j];
+		const struct rpcrdma_segment *r = &reply->segs[e->first + j];
+		uint32_t want = left < o->length ? (uint32_t)left : o->length;
+
+		if (r->handle != o->handle || r->offset != o->offset ||
+		    r->length != want)
+			abort();
+		left -= want;
+	}
+}
+
+/* The server's echo of the call's write list and reply chunk. */
+static void check_reply_echo(const struct rpcrdma_msg *m, uint64_t *st)
+{
+	static struct rpcrdma_msg r, r2;
+	uint64_t used[RPCRDMA_MAX_WRITE_CHUNKS], len = 0, cap = 0;
+	struct rpcrdma_limits lim;
+	uint8_t out[4096];
+	size_t enc = 0, hlen = 0;
+	uint32_t i;
+	int rc;
+
+	for (i = 0; i < m->nwrites; i++)
+		used[i] = pick(st, rpcrdma_chunk_length(m, &m->writes[i]));
+	rpcrdma_msg_init(&r, m->xid, 1,
+			 m->has_reply ? RPCRDMA_NOMSG : RPCRDMA_MSG);
+	/* A decoded call's chunks always fit a fresh reply's pool. */
+	if (rpcrdma_reply_add_writes(m, &r, used) != 0 ||
+	    r.nwrites != m->nwrites)
+		abort();
+	for (i = 0; i < m->nwrites; i++)
+		check_echo(m, &m->writes[i], &r, &r.writes[i], used[i]);
+	if (m->has_reply) {
+		cap = rpcrdma_chunk_length(m, &m->reply);
+		len = pick(st, cap);
+		rc = rpcrdma_reply_add_reply_chunk(m, &r, len);
+		if (rc != (len > cap ? -EMSGSIZE : 0))
+			abort();
+		if (rc)
+			return;
+		check_echo(m, &m->reply, &r, &r.reply, len);
+	}
+	/* What the glue then sends decodes as a header. */
+	rpcrdma_limits_default(&lim);
+	if (rpcrdma_hdr_encode(&r, out, sizeof(out), &enc) ||
+	    rpcrdma_hdr_decode(out, enc, &lim, &r2, &hlen) != RPCRDMA_HDR_OK ||
+	    hlen != enc)
+		abort();
+}
+
+/* Read chunks by position, then the splice the glue runs on them. */
+static void check_read_pieces(const struct rpcrdma_msg *m,
+			      const uint8_t *inl_msg, size_t inl_msg_len)
+{
+	static uint8_t rd[1u << 16], out[1u << 17];
+	struct rpcrdma_piece p[RPCRDMA_MAX_READ_SEGS];
+	const uint8_t *inl;
+	size_t inl_len, need, got = 0;
+	uint64_t total = 0;
+	uint32_t np, i;
+
+	for (i = 0; i < m->nreads; i++)
+		total += m->reads[i].seg.length;
+	if (total > sizeof(rd))
+		return;		/* more than the buffer: not read */
+	memset(rd, 0xa5, (size_t)total);
+	/* Chunks this small are never 2^32 bytes. */
+	if (rpcrdma_call_read_pieces(m, inl_msg, inl_msg_len, rd, p, &np,
+				     &inl, &inl_len) != 0 ||
+	    np > m->nreads)
+		abort();
+	if (inl != inl_msg &&
+	    (inl != rd || inl_len > total || m->proc != RPCRDMA_NOMSG))
+		abort();
+	for (i = 0; i < np; i++)
+		if ((const uint8_t *)p[i].data < rd ||
+		    (const uint8_t *)p[i].data + p[i].length > rd + total ||
+		    (i && p[i].position <= p[i - 1].position))
+			abort();
+	need = np ? rpcrdma_splice_len(inl_len, p, np) : inl_len;
+	if (!np || !need || need > sizeof(out))
+		return;
+	if (rpcrdma_splice(inl, inl_len, p, np, out, sizeof(out), &got) ||
+	    got != need)
+		abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct rpcrdma_msg m, m2;
@@ -55,9 +209,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint8_t out[4096], want[4096];
 	size_t hlen = 0, used = 0, hlen2 = 0;
 
+	bool bc_answer = rpcrdma_hdr_peek_bc_answer(data, size);
+	uint64_t st = size;
+
 	rpcrdma_limits_default(&lim);
 	if (rpcrdma_hdr_decode(data, size, &lim, &m, &hlen) != RPCRDMA_HDR_OK)
 		return 0;
+	/* A decoded RDMA_ERROR is always taken for an answer; otherwise an
+	 * answer is an RDMA_MSG with no chunk and the RPC message's first
+	 * two words inline. */
+	if (m.proc == RPCRDMA_ERROR ? !bc_answer
+				    : bc_answer && (m.proc != RPCRDMA_MSG ||
+						    m.nreads || m.nwrites ||
+						    m.has_reply ||
+						    size < hlen + 8))
+		abort();
+	if (m.proc != RPCRDMA_ERROR) {
+		for (size_t i = 0; i < size; i++)
+			st = st * 131 + data[i];
+		check_inv_rkey(&m);
+		check_reply_echo(&m, &st);
+		check_read_pieces(&m, data + hlen, size - hlen);
+	}
 	if (hlen > size || hlen != rpcrdma_hdr_size(&m) || hlen > sizeof(want))
 		abort();
 	memcpy(want, data, hlen);

@@ -22,12 +22,12 @@ mkdir -p "$out"
 cc=${CC_FUZZ:-clang}
 flags=(-g -O1 -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror
        -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-       -I"$top/include" $(pkg-config --cflags libtirpc))
+       -I"$top/include" -I"$top" $(pkg-config --cflags libtirpc))
 libs=($(pkg-config --libs libtirpc))
 
 for t in "${targets[@]}"; do
 	case "$t" in
-	hdr) src=("$top/lib/hdr.c") ;;
+	hdr) src=("$top/lib/hdr.c" "$top/lib/chunks.c" "$top/lib/splice.c") ;;
 	pvtdata) src=("$top/lib/pvtdata.c") ;;
 	splice) src=("$top/lib/splice.c") ;;
 	xdrddp) src=("$top/xprt_rdma/xdr_ddp.c") ;;
