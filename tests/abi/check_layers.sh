@@ -26,7 +26,7 @@ engine/reg.c,engine/xfer.c
 engine/send.c,engine/recv.c
 engine/core.c
 engine/stats.c
-lib/plan.c,lib/splice.c,lib/credits.c,lib/pvtdata.c
+lib/chunks.c,lib/plan.c,lib/splice.c,lib/credits.c,lib/pvtdata.c
 lib/hdr.c
 "
 
