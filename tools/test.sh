@@ -3,8 +3,8 @@
 #   tools/test.sh
 # installs what it needs, then builds and runs every tier:
 #   1. unit tests (check) under AddressSanitizer + UndefinedBehaviorSanitizer,
-#      then the libFuzzer targets of tests/fuzz/ (the decoders), 60 s each
-#      under the same sanitizers (RPCRDMA_FUZZ_SECONDS)
+#      then the libFuzzer targets of tests/fuzz/ (the decoders), 60 s each,
+#      one per core at once, under the same sanitizers (RPCRDMA_FUZZ_SECONDS)
 #   2. -Wall -Wextra -Werror build: unit tests, then the Soft-RoCE guest tier
 #      on both guest kernels, one boot each: bookworm-backports (6.12) and
 #      Debian 12's own (6.1), then the whole tier again on software iWARP
