@@ -14,13 +14,14 @@
  * (re_errno ENOTCONN); the next call reconnects (a new endpoint, a fresh
  * RFC 8797 Private Data exchange). A reconnect that fails gives
  * RPC_CANTSEND with its errno. RDMA_ERROR, a permanent error (RFC 8166
- * section 4.5), fails only its call: ERR_VERS with RPC_SYSTEMERROR,
- * re_errno EPROTONOSUPPORT, ERR_CHUNK with RPC_CANTDECODEARGS, re_errno
- * EBADMSG; a reply whose header the decoder rejects fails its call with
- * RPC_CANTDECODERES. clnt_sperror adds, for a call that met a limit,
- * which knob moves it. When every credit is held by abandoned calls and
- * a caller has waited a whole timeout for one, the connection is reset
- * by the next call.
+ * section 4.5), fails only its call, with the status xprt_rdma_err_stat
+ * (tirpc.c) gives the server's callback CLIENT too: ERR_VERS with
+ * RPC_SYSTEMERROR, re_errno EPROTONOSUPPORT, ERR_CHUNK with
+ * RPC_CANTDECODEARGS, re_errno EBADMSG; a reply whose header the decoder
+ * rejects fails its call with RPC_CANTDECODERES. clnt_sperror adds, for a
+ * call that met a limit, which knob moves it. When every credit is held
+ * by abandoned calls and a caller has waited a whole timeout for one, the
+ * connection is reset by the next call.
  */
 #include <errno.h>
 #include <limits.h>
@@ -192,18 +193,13 @@ retry:
 		st = RPC_CANTRECV;
 		rc = -ENOTCONN;
 	} else if (s->err == -EPROTO) {
-		/* RFC 8166 section 4.5: RDMA_ERROR reports a permanent
-		 * error; a status callers do not take for a transport
-		 * hiccup to retry (conformance review 16). */
-		if (s->rdma_err == RPCRDMA_ERR_VERS) {
-			st = RPC_SYSTEMERROR;
-			rc = -EPROTONOSUPPORT;
-			lim->kind = CT_LIM_ERR_VERS;
-		} else {
-			st = RPC_CANTDECODEARGS;
-			rc = -EBADMSG;
-			lim->kind = CT_LIM_ERR_CHUNK;
-		}
+		/* RDMA_ERROR: its one mapping (tirpc.c). */
+		int eno;
+
+		st = xprt_rdma_err_stat(s->rdma_err, &eno);
+		rc = -eno;
+		lim->kind = s->rdma_err == RPCRDMA_ERR_VERS ? CT_LIM_ERR_VERS
+							    : CT_LIM_ERR_CHUNK;
 		lim->bytes = s->nwrites ? s->wbase : s->reply_chunk;
 	} else if (s->err) {
 		st = RPC_CANTDECODERES;

@@ -157,25 +157,20 @@ static void bc_slot_answered(struct conn_bc *bc, struct bc_slot *s, int err,
 
 /*
  * What a backward call's caller sees for s->err: the connection went
- * (RPC_CANTRECV); RDMA_ERROR, a permanent error (RFC 8166 section 4.5),
- * as the forward CLIENT reports it (ERR_VERS: RPC_SYSTEMERROR,
- * EPROTONOSUPPORT; ERR_CHUNK: RPC_CANTDECODEARGS, EBADMSG); a reply that
+ * (RPC_CANTRECV); RDMA_ERROR (-EPROTO, its code in s->rdma_err) as the
+ * forward CLIENT reports it (xprt_rdma_err_stat, tirpc.c); a reply that
  * cannot be taken (RPC_CANTDECODERES).
  */
-static enum clnt_stat bc_err_stat(int err, int *eno)
+static enum clnt_stat bc_err_stat(const struct bc_slot *s, int *eno)
 {
-	switch (err) {
+	switch (s->err) {
 	case -ENOTCONN:
 		*eno = ENOTCONN;
 		return RPC_CANTRECV;
-	case -EPROTONOSUPPORT:
-		*eno = EPROTONOSUPPORT;
-		return RPC_SYSTEMERROR;
-	case -EREMOTEIO:
-		*eno = EBADMSG;
-		return RPC_CANTDECODEARGS;
+	case -EPROTO:
+		return xprt_rdma_err_stat(s->rdma_err, eno);
 	default:
-		*eno = -err;
+		*eno = -s->err;
 		return RPC_CANTDECODERES;
 	}
 }
@@ -197,10 +192,8 @@ static void conn_take_bc_error(struct svc_conn *c, const struct rpcrdma_msg *m)
 		 * CLIENT takes an RDMA_ERROR's. */
 		rpcrdma_req_credits_update(&bc->cr, m->credits);
 		RPCRDMA_STAT_SET(c->ep, bc_credits_granted, bc->cr.granted);
-		bc_slot_answered(bc, s,
-				 m->err == RPCRDMA_ERR_VERS ? -EPROTONOSUPPORT :
-							      -EREMOTEIO,
-				 NULL, 0);
+		s->rdma_err = m->err;
+		bc_slot_answered(bc, s, -EPROTO, NULL, 0);
 	}
 	pthread_mutex_unlock(&bc->lock);
 }
@@ -506,7 +499,7 @@ static enum clnt_stat cbc_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 		}
 	}
 	if (s->err) {
-		st = bc_err_stat(s->err, &e);
+		st = bc_err_stat(s, &e);
 		bc_slot_free(bc, s);
 		goto out_unlock;
 	}

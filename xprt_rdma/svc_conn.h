@@ -84,7 +84,9 @@ enum bc_state { BC_FREE, BC_WAITING, BC_DONE, BC_ABANDONED };
 struct bc_slot {
 	enum bc_state state;
 	uint32_t xid;
-	int err;
+	int err;			/* 0, -ENOTCONN, -EBADMSG, -EMSGSIZE,
+					 * -EPROTO */
+	uint32_t rdma_err;		/* RDMA_ERROR code with -EPROTO */
 	uint32_t len;			/* reply bytes in buf */
 	uint8_t *buf;			/* inline_recv bytes */
 };

@@ -2,12 +2,16 @@
 /*
  * What both directions need from libtirpc: the reply encoding that lets
  * the auth flavour wrap the results (the server's replies, svc_send.c,
- * and those of the client's backward service, clnt_rdma.c), and the null
+ * and those of the client's backward service, clnt_bc.c), the clnt_stat
+ * of a call failed by RDMA_ERROR (the forward CLIENT, clnt_rdma.c, and
+ * the server's callback CLIENT, svc_bc.c), and the null
  * xp_ops members of transports that carry no calls (the listener, the
  * pool's waker, the client's backward SVCXPRT). It calls nothing else of
  * the library.
  */
+#include <errno.h>
 #include <rpc/rpc.h>
+#include <rpcrdma/wire.h>
 #include "svc.h"
 #include "xprt.h"
 
@@ -31,6 +35,23 @@ bool xprt_reply_encode(SVCXPRT *xprt, XDR *x, struct rpc_msg *msg)
 		return ok;
 	}
 	return xdr_replymsg(x, msg);
+}
+
+/*
+ * RFC 8166 section 4.5: RDMA_ERROR reports a permanent error, so a call it
+ * fails gets a status callers do not take for a transport hiccup to
+ * retry; *eno gets the call's re_errno. ERR_VERS: RPC_SYSTEMERROR,
+ * EPROTONOSUPPORT; ERR_CHUNK (and any other code): RPC_CANTDECODEARGS,
+ * EBADMSG.
+ */
+enum clnt_stat xprt_rdma_err_stat(uint32_t rdma_err, int *eno)
+{
+	if (rdma_err == RPCRDMA_ERR_VERS) {
+		*eno = EPROTONOSUPPORT;
+		return RPC_SYSTEMERROR;
+	}
+	*eno = EBADMSG;
+	return RPC_CANTDECODEARGS;
 }
 
 bool_t svc_no_args(SVCXPRT *xprt, xdrproc_t xargs, void *argsp)

@@ -35,6 +35,11 @@ bool svc_rdma_owns(const SVCXPRT *xprt);
  * direction's too). */
 bool xprt_reply_encode(SVCXPRT *xprt, XDR *x, struct rpc_msg *msg);
 
+/* The one mapping of a received RDMA_ERROR (its wire code, kept with
+ * -EPROTO by the call it failed) to the call's clnt_stat and re_errno
+ * (tirpc.c; both directions' CLIENTs). */
+enum clnt_stat xprt_rdma_err_stat(uint32_t rdma_err, int *eno);
+
 /* rpcbind over TCP to the local (server) or remote (client) rpcbind,
  * because libtirpc's helpers only know netids in /etc/netconfig. */
 int rpcrdma_rpcb_set(rpcprog_t prog, rpcvers_t vers, const char *netid,
