@@ -9,9 +9,12 @@
  *
  *   clnt_rdma.c    the CLIENT: ops, create / destroy, a call's
  *                  orchestration, clnt_control, public entry points
+ *   clnt_call.c    one call's orchestration: connect, prepare, send,
+ *                  wait, finish; the outcome as a clnt_stat
  *   clnt_bc.c      the backward service (RFC 8167) and its thread
  *   clnt_conn.c    connection lifecycle: first connect, reconnect
- *   clnt_marshal.c building and sending a call, per-procedure hints
+ *   clnt_marshal.c building and sending a call (its steps), per-procedure
+ *                  hints
  *   clnt_reply.c   the poller, reply dispatch and decode, the backward
  *                  inbox
  *   clnt_expose.c  what a call lets the server touch, and its revocation
@@ -216,6 +219,23 @@ struct ct_bc {
 
 typedef bool (*ct_pred)(struct ct *ct, void *arg);
 
+/* One call's marshalling, from step to step (clnt_marshal.c). */
+struct ct_marshal {
+	struct rpcrdma_call_plan plan;
+	/* Per read chunk: ct_zc_expose's zero-copy index + 1, or 0. */
+	uint8_t zc[RPCRDMA_PLAN_MAX_ITEMS];
+	uint8_t *rpc;		/* the call's buffer */
+	size_t call_len;	/* its bytes read chunks may reach */
+	size_t inline_room;	/* an inline reply's room for the RPC */
+	uint64_t wbytes;	/* the write chunks' bytes */
+	uint64_t expose;	/* reply buffer bytes the peer may write */
+	uint32_t ncopied;	/* read chunks over the call's buffer */
+	bool use_win, use_cwin; /* windows over reply buffer, call */
+	uint32_t rkey;		/* of the write and reply chunks */
+	uint8_t hbuf[CT_HDRBUF_LEN];
+	size_t hlen;
+};
+
 /* --- slots --- */
 
 /* Gives a slot back with its credit; MRs must be deregistered already. */
@@ -344,14 +364,32 @@ bool ct_encode(struct ct *ct, struct ct_slot *s, uint32_t xid, rpcproc_t proc,
 	       xdrproc_t xargs, void *argsp);
 bool ct_set_hint(struct ct *ct, const struct rpcrdma_proc_reply *r);
 bool ct_set_ddp(struct ct *ct, const struct rpcrdma_proc_ddp *r);
-int ct_send(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
-	    enum clnt_stat *stat);
+int ct_plan_call(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
+		 struct ct_marshal *mm);
+int ct_expose_items(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
+		    struct ct_marshal *mm);
+int ct_plan_reply(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
+		  struct ct_marshal *mm);
+bool ct_expose_windows(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
+		       struct ct_marshal *mm);
+int ct_expose_regs(struct rpcrdma_ep *ep, struct ct_slot *s,
+		   struct ct_marshal *mm);
+int ct_encode_hdr(struct ct *ct, struct ct_slot *s, struct ct_marshal *mm);
+int ct_post(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
+	    struct ct_marshal *mm);
 
 /* --- clnt_conn.c --- */
 struct rpcrdma_ep *ct_detach(struct ct *ct);
 int ct_ensure_conn(struct ct *ct, const struct timespec *dl);
 int ct_first_connect(struct ct *ct, const char *host, rpcprog_t prog,
 		     rpcvers_t vers, enum clnt_stat *st);
+void ct_unpromise(struct ct *ct);
+
+/* --- clnt_call.c --- */
+enum clnt_stat ct_call_once(struct ct *ct, rpcproc_t proc, xdrproc_t xargs,
+			    void *argsp, xdrproc_t xres, void *resp,
+			    const struct timespec *dl, struct rpc_err *err,
+			    struct ct_limit *lim, bool *refresh);
 
 /* --- clnt_bc.c --- */
 extern const struct xp_ops ct_bc_ops;

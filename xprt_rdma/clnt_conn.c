@@ -2,10 +2,12 @@
 /*
  * The connection's lifecycle: the first connection at creation (the
  * server's addresses and port, the source address), taking a new
- * endpoint into use and letting an old one go, and the reconnect a call
- * makes once a broken connection is no longer used (ct_ensure_conn). The
- * engine sets an endpoint up (rpcrdma_ep_connect); this file decides
- * when, to where, and what the CLIENT's state becomes around it.
+ * endpoint into use and letting an old one go, the reconnect a call
+ * makes once a broken connection is no longer used (ct_ensure_conn), and
+ * what the next connection offers when this one broke a promise
+ * (ct_unpromise). The engine sets an endpoint up (rpcrdma_ep_connect);
+ * this file decides when, to where, and what the CLIENT's state becomes
+ * around it.
  *
  * Port choice: opts->port if set, else RPCRDMA_PORT from the environment,
  * else the server's rpcbind (RPCBPROC_DUMP, netid "rdma"/"rdma6"); when
@@ -119,6 +121,22 @@ int ct_ensure_conn(struct ct *ct, const struct timespec *dl)
 		if (pthread_cond_timedwait(&ct->cv, &ct->lock, dl) == ETIMEDOUT)
 			return -ETIMEDOUT;
 	}
+}
+
+/*
+ * A call found this connection unable to carry it: R promised (RFC 8797
+ * section 4.1) that what a call exposes is windows, and the call got a
+ * registration. The connection is reset; the next one does not promise
+ * when this one could make no windows at all. ct->eo is read only by a
+ * reconnect, which waits until no slot is in use: the caller's is.
+ */
+void ct_unpromise(struct ct *ct)
+{
+	pthread_mutex_lock(&ct->lock);
+	if (ct->no_windows)
+		ct->eo.remote_inv = false;
+	ct_break(ct);
+	pthread_mutex_unlock(&ct->lock);
 }
 
 /* explicit port > RPCRDMA_PORT > the server's rpcbind. */

@@ -3,9 +3,10 @@
  * Building and sending a call: its encoding into its slot (ct_encode),
  * the per-procedure hints that size its reply chunk and write chunks
  * (CLSET_RDMA_PROC_REPLY, CLSET_RDMA_PROC_DDP), the choice of how it
- * travels (ct_plan), and ct_send, which sizes the chunks, has
- * clnt_expose.c make them reachable, builds the transport header and
- * posts the Send.
+ * travels (ct_plan), and the steps of sending it (ct_plan_call to
+ * ct_post, sequenced by ct_call_send in clnt_rdma.c), which size the
+ * chunks, have clnt_expose.c make them reachable, build the transport
+ * header and post the Send.
  *
  * Calls travel inline (RDMA_MSG) when the transport header plus the RPC
  * message fit the negotiated send threshold, else as a Long Call
@@ -186,32 +187,26 @@ static int ct_plan(struct ct *ct, struct ct_slot *s, uint32_t send_max,
 }
 
 /*
- * Exposes what the peer needs, builds the transport header and sends:
- * read chunks (DDP items or the whole Long Call) readable through a
- * registration of the call; write chunks and the reply chunk writable
- * through the slot's window over its reply buffer (or a registration of
- * it). 0 or -errno; the failure's clnt_stat is in *stat.
+ * The call's marshalling, in the steps the kernel's rpcrdma_marshal_req
+ * takes, each 0 or -errno, called in this order by ct_call_send
+ * (clnt_rdma.c), which knows what each failure means to the caller:
+ * ct_plan_call and ct_plan_reply decide sizes, ct_expose_items,
+ * ct_expose_windows and ct_expose_regs make the chunks reachable (read
+ * chunks, DDP items or the whole Long Call, readable through the call's
+ * window or a registration of it; write chunks and the reply chunk
+ * writable through the slot's window over its reply buffer or a
+ * registration of it), ct_encode_hdr builds the transport header and
+ * ct_post binds the windows and sends.
  */
-int ct_send(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
-		   enum clnt_stat *stat)
+
+/* Plan: write chunks, the inline room and how the call travels. */
+int ct_plan_call(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
+		 struct ct_marshal *mm)
 {
 	const struct rpcrdma_inline *inl = rpcrdma_ep_inline(ep);
-	struct iovec iov[RPCRDMA_PLAN_MAX_ITEMS + 2];
-	uint32_t wsegs[RPCRDMA_MAX_WRITE_CHUNKS], i, niov = 1, rkey = 0;
-	struct rpcrdma_call_plan plan;
-	struct rpcrdma_segment seg;
-	struct rpcrdma_msg m;
-	uint8_t hbuf[CT_HDRBUF_LEN];
-	uint64_t room, wbytes, read_bytes = 0, expose;
-	size_t rpc_len, call_len, hlen, lists, inline_room;
-	struct rpcrdma_bind binds[RPCRDMA_MAX_BINDS];
-	uint8_t zc[RPCRDMA_PLAN_MAX_ITEMS];
-	bool use_win, use_cwin;
-	uint32_t nb = 0, ncopied;
-	uint8_t *rpc;
-	int rc;
+	uint32_t wsegs[RPCRDMA_MAX_WRITE_CHUNKS], i;
+	size_t lists;
 
-	rpc = rpcrdma_xdrgrow_buf(&s->xdr, &rpc_len);
 	/* Write chunks (section 3.4.6), one segment each; none when the
 	 * reply's bound with its items in fits inline anyway. */
 	s->nwrites = s->ddp_items;
@@ -220,42 +215,58 @@ int ct_send(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
 				    rpcrdma_xdr_roundup(s->ddp_max) <=
 		    inl->recv_max - RPCRDMA_HDR_MIN)
 		s->nwrites = 0;
-	wbytes = (uint64_t)s->nwrites * rpcrdma_xdr_roundup(s->ddp_max);
-	s->reply_area = (uint32_t)(s->reply_cap - wbytes);
+	mm->wbytes = (uint64_t)s->nwrites * rpcrdma_xdr_roundup(s->ddp_max);
+	s->reply_area = (uint32_t)(s->reply_cap - mm->wbytes);
 	for (i = 0; i < s->nwrites; i++)
 		wsegs[i] = 1;
 	/* What an inline reply leaves for the RPC message: the responder's
 	 * header echoes the write list (section 3.3.2). */
-	inline_room = inl->recv_max - rpcrdma_hdr_size_for(0, s->nwrites,
-							    wsegs, 0);
+	mm->inline_room =
+	    inl->recv_max - rpcrdma_hdr_size_for(0, s->nwrites, wsegs, 0);
 	/* Read list terminator excluded: the plan adds the read list. */
 	lists = rpcrdma_hdr_size_for(0, s->nwrites, wsegs, 1) -
 		RPCRDMA_HDR_FIXED - 4;
-	rc = ct_plan(ct, s, inl->send_max, lists, &plan);
-	if (rc) {
-		*stat = RPC_CANTENCODEARGS;
-		return rc;
-	}
-	ct_zc_expose(ct, ep, s, &plan, zc);
-	call_len = rpc_len;
-	if (plan.kind == RPCRDMA_CALL_LONG_READ) {
-		/* The rest of the call, gathered behind it into the run that
-		 * the position-zero chunk carries (the buffer may move). */
-		size_t goff;
+	return ct_plan(ct, s, inl->send_max, lists, &mm->plan);
+}
 
-		rc = rpcrdma_xdrgrow_gather(&s->xdr, plan.extents,
-					    plan.nextents, &goff);
-		if (rc)
-			goto out_sys;
-		rpc = rpcrdma_xdrgrow_buf(&s->xdr, &rpc_len);
-		plan.chunks[0].offset = (uint32_t)goff;
-		call_len = goff + plan.inline_len;
-		plan.nextents = 0;
-	}
-	ncopied = 0;
-	for (i = 0; i < plan.nchunks; i++) {
-		read_bytes += plan.chunks[i].length;
-		ncopied += !zc[i];
+/* Expose: the zero-copy items; a Long Call's rest gathered behind it. */
+int ct_expose_items(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
+		    struct ct_marshal *mm)
+{
+	struct rpcrdma_call_plan *plan = &mm->plan;
+	size_t rpc_len, goff;
+	int rc;
+
+	mm->rpc = rpcrdma_xdrgrow_buf(&s->xdr, &rpc_len);
+	ct_zc_expose(ct, ep, s, plan, mm->zc);
+	mm->call_len = rpc_len;
+	if (plan->kind != RPCRDMA_CALL_LONG_READ)
+		return 0;
+	/* The rest of the call, gathered behind it into the run that the
+	 * position-zero chunk carries (the buffer may move). */
+	rc = rpcrdma_xdrgrow_gather(&s->xdr, plan->extents, plan->nextents,
+				    &goff);
+	if (rc)
+		return rc;
+	mm->rpc = rpcrdma_xdrgrow_buf(&s->xdr, &rpc_len);
+	plan->chunks[0].offset = (uint32_t)goff;
+	mm->call_len = goff + plan->inline_len;
+	plan->nextents = 0;
+	return 0;
+}
+
+/* Plan: the reply chunk, and where the write chunks sit. */
+int ct_plan_reply(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
+		  struct ct_marshal *mm)
+{
+	const struct rpcrdma_inline *inl = rpcrdma_ep_inline(ep);
+	uint64_t room, read_bytes = 0;
+	uint32_t i;
+
+	mm->ncopied = 0;
+	for (i = 0; i < mm->plan.nchunks; i++) {
+		read_bytes += mm->plan.chunks[i].length;
+		mm->ncopied += !mm->zc[i];
 	}
 	/*
 	 * The responder bounds the sum of all chunk lengths in a header
@@ -265,121 +276,144 @@ int ct_send(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
 	room = ct->limits.max_chunk_bytes;
 	/* A call larger than that goes all the same: only the server knows
 	 * what it takes (ERR_CHUNK beyond it); no reply chunk rides along. */
-	room = read_bytes + wbytes < room ? room - read_bytes - wbytes : 0;
+	room =
+	    read_bytes + mm->wbytes < room ? room - read_bytes - mm->wbytes : 0;
 	if (room > s->reply_area)
 		room = s->reply_area;
-	s->reply_chunk = ct_reply_chunk(ct, s, inline_room, room);
-	if (s->reply_hint > inline_room && s->reply_chunk < s->reply_hint) {
+	s->reply_chunk = ct_reply_chunk(ct, s, mm->inline_room, room);
+	if (s->reply_hint > mm->inline_room && s->reply_chunk < s->reply_hint)
 		/* What the other chunks leave cannot hold the hinted reply:
 		 * fail now rather than after the server ran the call. */
-		*stat = RPC_CANTENCODEARGS;
 		return -EMSGSIZE;
-	}
 	/* The write chunks sit behind the inline reply and the reply
 	 * chunk (reply_area >= inline_recv leaves room for both). */
 	s->wbase = rpcrdma_xdr_roundup(s->reply_chunk > inl->recv_max ?
 					       s->reply_chunk : inl->recv_max);
-	expose = s->nwrites ? s->wbase + wbytes : s->reply_chunk;
-	use_win = expose && ct_window(ct, ep, &s->win, s->reply_buf,
-				      s->reply_cap, s->reply_cap);
-	use_cwin = ncopied &&
-		   ct_window(ct, ep, &s->call_win, rpc, call_len,
-			     rpcrdma_xdrgrow_cap(&s->xdr));
-	/*
-	 * Once we set R the responder may invalidate the rkey when a call
-	 * names only one (the Linux server does even when its own R is
-	 * clear): what the call exposes must be windows, never a
-	 * registration (an MR cannot be invalidated remotely; the QP would
-	 * fail).
-	 */
-	if (((expose && !use_win) || (ncopied && !use_cwin)) &&
-	    inl->remote_inv_in) {
-		/* No window to expose where R promised one: this connection
-		 * cannot carry the call; the next one will not promise. */
-		pthread_mutex_lock(&ct->lock);
-		/* ct->eo is read only by a reconnect, which waits until no
-		 * slot is in use: this one is. */
-		if (ct->no_windows)
-			ct->eo.remote_inv = false;
-		ct_break(ct);
-		pthread_mutex_unlock(&ct->lock);
-		*stat = RPC_CANTSEND;
-		return -EAGAIN;	/* nothing sent: the caller reconnects */
-	}
-	if (expose && !use_win) {
-		rc = rpcrdma_ep_reg(ep, s->reply_buf, (size_t)expose,
+	mm->expose = s->nwrites ? s->wbase + mm->wbytes : s->reply_chunk;
+	return 0;
+}
+
+/*
+ * Expose: the windows over the reply buffer and the call. False when
+ * this connection cannot carry the call: once we set R the responder may
+ * invalidate the rkey when a call names only one (the Linux server does
+ * even when its own R is clear), so what the call exposes must be
+ * windows, never a registration (an MR cannot be invalidated remotely;
+ * the QP would fail).
+ */
+bool ct_expose_windows(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
+		       struct ct_marshal *mm)
+{
+	mm->use_win = mm->expose && ct_window(ct, ep, &s->win, s->reply_buf,
+					      s->reply_cap, s->reply_cap);
+	mm->use_cwin = mm->ncopied &&
+		       ct_window(ct, ep, &s->call_win, mm->rpc, mm->call_len,
+				 rpcrdma_xdrgrow_cap(&s->xdr));
+	if (!rpcrdma_ep_inline(ep)->remote_inv_in)
+		return true;
+	return !((mm->expose && !mm->use_win) ||
+		 (mm->ncopied && !mm->use_cwin));
+}
+
+/* Expose: registrations where there is no window; the reply's rkey. */
+int ct_expose_regs(struct rpcrdma_ep *ep, struct ct_slot *s,
+		   struct ct_marshal *mm)
+{
+	int rc;
+
+	if (mm->expose && !mm->use_win) {
+		rc = rpcrdma_ep_reg(ep, s->reply_buf, (size_t)mm->expose,
 				    RPCRDMA_ACCESS_REMOTE_WRITE, &s->reply_mr);
 		if (rc)
-			goto out_sys;
+			return rc;
 	}
-	if (expose)
-		rkey = use_win ? rpcrdma_win_next_rkey(s->win)
-			       : rpcrdma_mr_rkey(s->reply_mr);
-	rpcrdma_msg_init(&m, s->xid, ct->opts.credits,
-			 plan.kind == RPCRDMA_CALL_LONG ||
-				 plan.kind == RPCRDMA_CALL_LONG_READ ?
-				 RPCRDMA_NOMSG
-							: RPCRDMA_MSG);
-	if (ncopied && !use_cwin) {
-		rc = rpcrdma_ep_reg(ep, rpc, call_len,
-				    RPCRDMA_ACCESS_REMOTE_READ, &s->call_mr);
-		if (rc)
-			goto out_sys;
-	}
-	for (i = 0; i < plan.nchunks; i++) {
-		uint32_t k = zc[i] - 1u;
+	mm->rkey = 0;
+	if (mm->expose)
+		mm->rkey = mm->use_win ? rpcrdma_win_next_rkey(s->win)
+				       : rpcrdma_mr_rkey(s->reply_mr);
+	if (mm->ncopied && !mm->use_cwin)
+		return rpcrdma_ep_reg(ep, mm->rpc, mm->call_len,
+				      RPCRDMA_ACCESS_REMOTE_READ, &s->call_mr);
+	return 0;
+}
 
-		seg.length = plan.chunks[i].length;
-		if (zc[i]) {
+/* Encode: the read list, DDP items and the Long Call's run. */
+static int ct_encode_reads(struct ct_slot *s, struct ct_marshal *mm,
+			   struct rpcrdma_msg *m)
+{
+	const struct rpcrdma_call_plan *plan = &mm->plan;
+	struct rpcrdma_segment seg;
+	int rc;
+
+	for (uint32_t i = 0; i < plan->nchunks; i++) {
+		uint32_t k = mm->zc[i] - 1u;
+
+		seg.length = plan->chunks[i].length;
+		if (mm->zc[i]) {
 			seg.handle = s->zc_win[k] ?
 				rpcrdma_win_next_rkey(s->zc_win[k]) :
 				rpcrdma_mr_rkey(s->zc_mr[k]);
 			seg.offset = (uint64_t)(uintptr_t)s->zc_addr[k];
 		} else {
-			seg.handle = use_cwin ?
-				rpcrdma_win_next_rkey(s->call_win) :
-				rpcrdma_mr_rkey(s->call_mr);
-			seg.offset = (uint64_t)(uintptr_t)(rpc +
-						plan.chunks[i].offset);
+			seg.handle = mm->use_cwin
+					 ? rpcrdma_win_next_rkey(s->call_win)
+					 : rpcrdma_mr_rkey(s->call_mr);
+			seg.offset =
+			    (uint64_t)(uintptr_t)(mm->rpc +
+						  plan->chunks[i].offset);
 		}
-		rc = rpcrdma_msg_add_read(&m, plan.chunks[i].position, &seg);
+		rc = rpcrdma_msg_add_read(m, plan->chunks[i].position, &seg);
 		if (rc)
-			goto out_enc;
+			return rc;
 	}
-	for (i = 0; i < s->nwrites; i++) {
+	return 0;
+}
+
+/* Encode: the transport header (lib/hdr.c's builders) into mm->hbuf. */
+int ct_encode_hdr(struct ct *ct, struct ct_slot *s, struct ct_marshal *mm)
+{
+	enum rpcrdma_call_kind kind = mm->plan.kind;
+	bool nomsg =
+	    kind == RPCRDMA_CALL_LONG || kind == RPCRDMA_CALL_LONG_READ;
+	struct rpcrdma_segment seg;
+	struct rpcrdma_msg m;
+	int rc;
+
+	rpcrdma_msg_init(&m, s->xid, ct->opts.credits,
+			 nomsg ? RPCRDMA_NOMSG : RPCRDMA_MSG);
+	rc = ct_encode_reads(s, mm, &m);
+	if (rc)
+		return rc;
+	for (uint32_t i = 0; i < s->nwrites; i++) {
 		int idx = rpcrdma_msg_add_write_chunk(&m);
 
-		s->wsegs[i].handle = rkey;
+		s->wsegs[i].handle = mm->rkey;
 		s->wsegs[i].length = s->ddp_max;
 		s->wsegs[i].offset = (uint64_t)(uintptr_t)slot_write_area(s, i);
 		rc = idx < 0 ? idx : rpcrdma_msg_add_write_seg(&m, (uint32_t)idx,
 							       &s->wsegs[i]);
 		if (rc)
-			goto out_enc;
+			return rc;
 	}
 	if (s->reply_chunk) {
-		seg.handle = rkey;
+		seg.handle = mm->rkey;
 		seg.length = s->reply_chunk;
 		seg.offset = (uint64_t)(uintptr_t)s->reply_buf;
 		s->reply_seg = seg;
 		rc = rpcrdma_msg_add_reply_seg(&m, &seg);
 		if (rc)
-			goto out_enc;
+			return rc;
 	}
-	rc = rpcrdma_hdr_encode(&m, hbuf, sizeof(hbuf), &hlen);
-	if (rc)
-		goto out_enc;
-	iov[0].iov_base = hbuf;
-	iov[0].iov_len = hlen;
-	for (i = 0; i < plan.nextents; i++) {
-		iov[niov].iov_base = rpc + plan.extents[i].offset;
-		iov[niov].iov_len = plan.extents[i].length;
-		niov++;
-	}
+	return rpcrdma_hdr_encode(&m, mm->hbuf, sizeof(mm->hbuf), &mm->hlen);
+}
 
+/* Post: the slot waits for its reply from now on; counted (ct->lock). */
+static void ct_post_count(struct ct *ct, struct ct_slot *s,
+			  const struct ct_marshal *mm)
+{
 	pthread_mutex_lock(&ct->lock);
 	s->state = SLOT_WAITING;
-	switch (plan.kind) {
+	switch (mm->plan.kind) {
 	case RPCRDMA_CALL_LONG:
 	case RPCRDMA_CALL_LONG_READ:
 		CT_INC(ct, calls_long);
@@ -394,36 +428,64 @@ int ct_send(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
 		CT_INC(ct, sent_msg);
 		break;
 	}
-	RPCRDMA_STAT_ADD(ct->ep, read_chunks, plan.nchunks);
+	RPCRDMA_STAT_ADD(ct->ep, read_chunks, mm->plan.nchunks);
 	RPCRDMA_STAT_ADD(ct->ep, zc_chunks, s->nzc);
 	RPCRDMA_STAT_ADD(ct->ep, write_chunks, s->nwrites);
 	if (s->reply_chunk)
 		CT_INC(ct, reply_chunks);
 	pthread_mutex_unlock(&ct->lock);
+}
 
-	if (use_cwin) {
+/* Post: the windows to bind with the Send; returns their count. */
+static uint32_t ct_post_binds(const struct ct_slot *s,
+			      const struct ct_marshal *mm,
+			      struct rpcrdma_bind *binds)
+{
+	uint32_t nb = 0;
+
+	if (mm->use_cwin) {
 		binds[nb].w = s->call_win;
-		binds[nb].len = call_len;
+		binds[nb].len = mm->call_len;
 		binds[nb++].access = RPCRDMA_ACCESS_REMOTE_READ;
 	}
-	if (use_win) {
+	if (mm->use_win) {
 		binds[nb].w = s->win;
-		binds[nb].len = (size_t)expose;
+		binds[nb].len = (size_t)mm->expose;
 		binds[nb++].access = RPCRDMA_ACCESS_REMOTE_WRITE;
 	}
-	for (i = 0; i < s->nzc; i++) {
+	for (uint32_t i = 0; i < s->nzc; i++) {
 		if (!s->zc_win[i])
 			continue;
 		binds[nb].w = s->zc_win[i];
 		binds[nb].len = s->zc_len[i];
 		binds[nb++].access = RPCRDMA_ACCESS_REMOTE_READ;
 	}
+	return nb;
+}
+
+/* Post: binds the windows and sends the header and the inline extents. */
+int ct_post(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
+	    struct ct_marshal *mm)
+{
+	struct iovec iov[RPCRDMA_PLAN_MAX_ITEMS + 2];
+	struct rpcrdma_bind binds[RPCRDMA_MAX_BINDS];
+	uint32_t i, nb, niov = 1;
+	int rc;
+
+	iov[0].iov_base = mm->hbuf;
+	iov[0].iov_len = mm->hlen;
+	for (i = 0; i < mm->plan.nextents; i++) {
+		iov[niov].iov_base = mm->rpc + mm->plan.extents[i].offset;
+		iov[niov].iov_len = mm->plan.extents[i].length;
+		niov++;
+	}
+	ct_post_count(ct, s, mm);
+	nb = ct_post_binds(s, mm, binds);
 	if (nb)
 		rc = rpcrdma_ep_send_bind(ep, iov, (int)niov, binds, nb);
 	else
 		rc = rpcrdma_ep_send(ep, iov, (int)niov, 0);
 	if (rc) {
-		*stat = RPC_CANTSEND;
 		pthread_mutex_lock(&ct->lock);
 		if (s->state == SLOT_WAITING)
 			s->state = SLOT_DONE;
@@ -433,11 +495,5 @@ int ct_send(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
 			ct_break(ct);
 		pthread_mutex_unlock(&ct->lock);
 	}
-	return rc;
-out_enc:
-	*stat = RPC_CANTENCODEARGS;
-	return rc;
-out_sys:
-	*stat = RPC_SYSTEMERROR;
 	return rc;
 }
