@@ -4,7 +4,8 @@
  * connect (a live connection, a credit and a slot), prepare (the call
  * encoded), send (clnt_marshal.c's steps, then the Send), wait (for the
  * reply, or the call is abandoned) and finish (the slot's outcome, the
- * reply decoded), and the outcome as a clnt_stat and re_errno.
+ * reply decoded), and the outcome as a clnt_stat and re_errno, set in
+ * one place (ct_call_stat) from where the call failed and its -errno.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -52,12 +53,21 @@ static int ct_get_slot(struct ct *ct, const struct timespec *dl,
 	return -ENOSPC;
 }
 
-static void err_from_errno(struct rpc_err *err, enum clnt_stat st, int rc)
-{
-	memset(err, 0, sizeof(*err));
-	err->re_status = st;
-	err->re_errno = rc < 0 ? -rc : rc;
-}
+/*
+ * Where a call failed: with the -errno its step returned, all that
+ * ct_call_stat needs to give the caller its clnt_stat and re_errno.
+ */
+enum ct_fail {
+	CT_FAIL_CONNECT, /* ct_ensure_conn */
+	CT_FAIL_SLOT,	 /* ct_get_slot */
+	CT_FAIL_MEMORY,	 /* slot_prepare, ct_expose_items,
+			  * ct_expose_regs */
+	CT_FAIL_ENCODE,	 /* ct_encode, ct_plan_call, ct_plan_reply,
+			  * ct_encode_hdr */
+	CT_FAIL_SEND,	 /* R not kept (-EAGAIN), ct_post */
+	CT_FAIL_WAIT,	 /* abandoned (-ETIMEDOUT) */
+	CT_FAIL_REPLY,	 /* the slot's outcome, s->err */
+};
 
 /* One call, from step to step of ct_call_once. */
 struct ct_call {
@@ -69,7 +79,9 @@ struct ct_call {
 	struct rpc_err *err;
 	struct ct_limit *lim;
 	bool *refresh;
-	enum clnt_stat st;     /* the outcome */
+	enum ct_fail fail;     /* where it failed, with its -errno */
+	uint32_t rdma_err;     /* with -EPROTO: the RDMA_ERROR code */
+	enum clnt_stat st;     /* the decoded reply's status */
 	struct rpcrdma_ep *ep; /* set by ct_call_connect */
 	struct ct_slot *s;     /* likewise */
 	struct ct_marshal mm;
@@ -88,15 +100,14 @@ static int ct_call_connect(struct ct_call *c)
 	for (;;) {
 		rc = ct_ensure_conn(ct, c->dl);
 		if (rc) {
-			c->st = rc == -ETIMEDOUT ? RPC_TIMEDOUT : RPC_CANTSEND;
+			c->fail = CT_FAIL_CONNECT;
 			goto out_unlock;
 		}
 		rc = ct_get_slot(ct, c->dl, &c->s);
 		if (rc == -ENOTCONN)
 			continue; /* broke while waiting: reconnect */
 		if (rc) {
-			c->st =
-			    rc == -ETIMEDOUT ? RPC_TIMEDOUT : RPC_SYSTEMERROR;
+			c->fail = CT_FAIL_SLOT;
 			goto out_unlock;
 		}
 		break;
@@ -124,11 +135,11 @@ static int ct_call_prepare(struct ct_call *c)
 
 	rc = slot_prepare(c->ct, s);
 	if (rc) {
-		c->st = RPC_SYSTEMERROR;
+		c->fail = CT_FAIL_MEMORY;
 		return rc;
 	}
 	if (!ct_encode(c->ct, s, s->xid, c->proc, c->xargs, c->argsp)) {
-		c->st = RPC_CANTENCODEARGS;
+		c->fail = CT_FAIL_ENCODE;
 		if (rpcrdma_xdrgrow_over(&s->xdr)) {
 			c->lim->kind = CT_LIM_CALL;
 			c->lim->bytes = RPCRDMA_CALL_MAX;
@@ -138,10 +149,10 @@ static int ct_call_prepare(struct ct_call *c)
 	return 0;
 }
 
-/* Sets the call's outcome st for a step that failed with rc. */
-static int ct_call_failed(struct ct_call *c, enum clnt_stat st, int rc)
+/* Notes where the call failed with rc. */
+static int ct_call_failed(struct ct_call *c, enum ct_fail fail, int rc)
 {
-	c->st = st;
+	c->fail = fail;
 	return rc;
 }
 
@@ -160,28 +171,28 @@ static int ct_call_send(struct ct_call *c)
 
 	rc = ct_plan_call(ct, ep, s, mm);
 	if (rc)
-		return ct_call_failed(c, RPC_CANTENCODEARGS, rc);
+		return ct_call_failed(c, CT_FAIL_ENCODE, rc);
 	rc = ct_expose_items(ct, ep, s, mm);
 	if (rc)
-		return ct_call_failed(c, RPC_SYSTEMERROR, rc);
+		return ct_call_failed(c, CT_FAIL_MEMORY, rc);
 	rc = ct_plan_reply(ct, ep, s, mm);
 	if (rc)
-		return ct_call_failed(c, RPC_CANTENCODEARGS, rc);
+		return ct_call_failed(c, CT_FAIL_ENCODE, rc);
 	if (!ct_expose_windows(ct, ep, s, mm)) {
 		/* No window to expose where R promised one: this connection
 		 * cannot carry the call; the next one will not promise. */
 		ct_unpromise(ct);
-		return ct_call_failed(c, RPC_CANTSEND, -EAGAIN);
+		return ct_call_failed(c, CT_FAIL_SEND, -EAGAIN);
 	}
 	rc = ct_expose_regs(ep, s, mm);
 	if (rc)
-		return ct_call_failed(c, RPC_SYSTEMERROR, rc);
+		return ct_call_failed(c, CT_FAIL_MEMORY, rc);
 	rc = ct_encode_hdr(ct, s, mm);
 	if (rc)
-		return ct_call_failed(c, RPC_CANTENCODEARGS, rc);
+		return ct_call_failed(c, CT_FAIL_ENCODE, rc);
 	rc = ct_post(ct, ep, s, mm);
 	if (rc)
-		return ct_call_failed(c, RPC_CANTSEND, rc);
+		return ct_call_failed(c, CT_FAIL_SEND, rc);
 	return 0;
 }
 
@@ -205,7 +216,7 @@ static int ct_call_wait(struct ct_call *c)
 		ct->ep_users--;
 		pthread_cond_broadcast(&ct->cv);
 		pthread_mutex_unlock(&ct->lock);
-		return -ETIMEDOUT;
+		return ct_call_failed(c, CT_FAIL_WAIT, -ETIMEDOUT);
 	}
 	/* A reset completed the slot while the poller still waits on its
 	 * windows: they are freed only after that. */
@@ -224,26 +235,22 @@ static int ct_call_finish(struct ct_call *c)
 
 	/* Done, or the connection broke (ct_break completed the slot). */
 	if (s->state != SLOT_DONE || s->err == -ENOTCONN) {
-		c->st = RPC_CANTRECV;
 		rc = -ENOTCONN;
 	} else if (s->err == -EPROTO) {
-		/* RDMA_ERROR: its one mapping (tirpc.c). */
-		int eno;
-
-		c->st = xprt_rdma_err_stat(s->rdma_err, &eno);
-		rc = -eno;
+		/* RDMA_ERROR: its code kept past the slot's release. */
+		rc = -EPROTO;
+		c->rdma_err = s->rdma_err;
 		lim->kind = s->rdma_err == RPCRDMA_ERR_VERS ? CT_LIM_ERR_VERS
 							    : CT_LIM_ERR_CHUNK;
 		lim->bytes = s->nwrites ? s->wbase : s->reply_chunk;
 	} else if (s->err) {
-		c->st = RPC_CANTDECODERES;
 		rc = s->err;
 		lim->kind = CT_LIM_REPLY;
 		lim->bytes = s->nwrites ? s->wbase : s->reply_chunk;
 	}
 	slot_dereg(s);
 	if (rc)
-		return rc;
+		return ct_call_failed(c, CT_FAIL_REPLY, rc);
 	c->st = ct_decode(c->ct, s, c->xres, c->resp, c->err, c->refresh);
 	return 0;
 }
@@ -255,6 +262,72 @@ static void ct_call_release(struct ct_call *c)
 	pthread_mutex_lock(&c->ct->lock);
 	slot_free(c->ct, c->s);
 	pthread_mutex_unlock(&c->ct->lock);
+}
+
+/*
+ * The boundary: the clnt_stat and rpc_err of a call that failed at
+ * c->fail with -errno rc (RDMA_ERROR: -EPROTO and c->rdma_err). The one
+ * place a transport failure becomes a clnt_stat; re_errno is the errno
+ * unless said otherwise.
+ *
+ *   where            errno                 clnt_stat
+ *   CT_FAIL_CONNECT  ETIMEDOUT             RPC_TIMEDOUT
+ *                    any other             RPC_CANTSEND
+ *   CT_FAIL_SLOT     ETIMEDOUT             RPC_TIMEDOUT
+ *                    any other (ENOSPC)    RPC_SYSTEMERROR
+ *   CT_FAIL_MEMORY   any                   RPC_SYSTEMERROR
+ *   CT_FAIL_ENCODE   any (EMSGSIZE, ...)   RPC_CANTENCODEARGS
+ *   CT_FAIL_SEND     any (EAGAIN, ...)     RPC_CANTSEND
+ *   CT_FAIL_WAIT     ETIMEDOUT             RPC_TIMEDOUT, re_errno 0
+ *   CT_FAIL_REPLY    ENOTCONN              RPC_CANTRECV
+ *                    EPROTO                xprt_rdma_err_stat(rdma_err):
+ *                                          RPC_SYSTEMERROR/EPROTONOSUPPORT
+ *                                          or RPC_CANTDECODEARGS/EBADMSG
+ *                    any other (EBADMSG)   RPC_CANTDECODERES
+ *
+ * The place matters, not only the errno: the engine's Send and connect
+ * pass their own errnos through (ETIMEDOUT, ENOTCONN, EMSGSIZE, ENOMEM,
+ * EINVAL...), which other places give other statuses.
+ */
+static enum clnt_stat ct_call_stat(const struct ct_call *c, int rc,
+				   struct rpc_err *err)
+{
+	enum clnt_stat st;
+	int eno = -rc;
+
+	switch (c->fail) {
+	case CT_FAIL_CONNECT:
+		st = rc == -ETIMEDOUT ? RPC_TIMEDOUT : RPC_CANTSEND;
+		break;
+	case CT_FAIL_SLOT:
+		st = rc == -ETIMEDOUT ? RPC_TIMEDOUT : RPC_SYSTEMERROR;
+		break;
+	case CT_FAIL_MEMORY:
+		st = RPC_SYSTEMERROR;
+		break;
+	case CT_FAIL_ENCODE:
+		st = RPC_CANTENCODEARGS;
+		break;
+	case CT_FAIL_SEND:
+		st = RPC_CANTSEND;
+		break;
+	case CT_FAIL_WAIT:
+		st = RPC_TIMEDOUT;
+		eno = 0;
+		break;
+	default: /* CT_FAIL_REPLY */
+		if (rc == -ENOTCONN)
+			st = RPC_CANTRECV;
+		else if (rc == -EPROTO)
+			st = xprt_rdma_err_stat(c->rdma_err, &eno);
+		else
+			st = RPC_CANTDECODERES;
+		break;
+	}
+	memset(err, 0, sizeof(*err));
+	err->re_status = st;
+	err->re_errno = eno;
+	return st;
 }
 
 enum clnt_stat ct_call_once(struct ct *ct, rpcproc_t proc, xdrproc_t xargs,
@@ -290,20 +363,16 @@ retry:
 			/* Nothing was sent: once more on a new one. */
 			retried = true;
 			ct_call_release(&c);
-			c.st = RPC_SUCCESS;
 			goto retry;
 		}
 	}
 	if (!rc) {
-		if (ct_call_wait(&c) == -ETIMEDOUT) {
-			err->re_status = RPC_TIMEDOUT;
-			return RPC_TIMEDOUT;
-		}
+		rc = ct_call_wait(&c);
+		if (rc) /* abandoned: the slot is no longer ours */
+			return ct_call_stat(&c, rc, err);
 		rc = ct_call_finish(&c);
 	}
 	ct_call_release(&c);
 out:
-	if (rc)
-		err_from_errno(err, c.st, rc);
-	return c.st;
+	return rc ? ct_call_stat(&c, rc, err) : c.st;
 }

@@ -4,7 +4,7 @@
  * the per-procedure hints that size its reply chunk and write chunks
  * (CLSET_RDMA_PROC_REPLY, CLSET_RDMA_PROC_DDP), the choice of how it
  * travels (ct_plan), and the steps of sending it (ct_plan_call to
- * ct_post, sequenced by ct_call_send in clnt_rdma.c), which size the
+ * ct_post, sequenced by ct_call_send in clnt_call.c), which size the
  * chunks, have clnt_expose.c make them reachable, build the transport
  * header and post the Send.
  *
@@ -189,7 +189,7 @@ static int ct_plan(struct ct *ct, struct ct_slot *s, uint32_t send_max,
 /*
  * The call's marshalling, in the steps the kernel's rpcrdma_marshal_req
  * takes, each 0 or -errno, called in this order by ct_call_send
- * (clnt_rdma.c), which knows what each failure means to the caller:
+ * (clnt_call.c), which notes where each failed for ct_call_stat:
  * ct_plan_call and ct_plan_reply decide sizes, ct_expose_items,
  * ct_expose_windows and ct_expose_regs make the chunks reachable (read
  * chunks, DDP items or the whole Long Call, readable through the call's
