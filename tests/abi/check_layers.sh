@@ -12,6 +12,7 @@ top=${srcdir:-.}
 floors="
 xprt_rdma/netid.c
 xprt_rdma/clnt_rdma.c,xprt_rdma/svc_rdma.c
+xprt_rdma/clnt_call.c
 xprt_rdma/clnt_bc.c,xprt_rdma/svc_recv.c
 xprt_rdma/clnt_conn.c,xprt_rdma/svc_bc.c,xprt_rdma/svc_send.c
 xprt_rdma/clnt_marshal.c,xprt_rdma/svc_call.c
