@@ -41,11 +41,6 @@ static const struct clnt_ops clnt_rdma_ops;
 
 /* --- time --- */
 
-static bool timeval_ok(const struct timeval *tv)
-{
-	return tv->tv_sec >= 0 && tv->tv_usec >= 0 && tv->tv_usec < 1000000;
-}
-
 static enum clnt_stat clnt_rdma_call(CLIENT *cl, rpcproc_t proc,
 				     xdrproc_t xargs, void *argsp,
 				     xdrproc_t xres, void *resp,
@@ -61,7 +56,7 @@ static enum clnt_stat clnt_rdma_call(CLIENT *cl, rpcproc_t proc,
 	bool refresh, gss;
 
 	pthread_mutex_lock(&ct->lock);
-	if (ct->wait_set || !timeval_ok(&timeout))
+	if (ct->wait_set || !xprt_timeval_ok(&timeout))
 		tv = ct->wait;
 	else
 		tv = timeout;
@@ -131,11 +126,6 @@ int rpcrdma_clnt_errtext(CLIENT *cl, char *buf, size_t len)
 	return n < 0 ? 0 : n;
 }
 
-static void clnt_rdma_abort(CLIENT *cl)
-{
-	(void)cl;
-}
-
 static void clnt_rdma_geterr(CLIENT *cl, struct rpc_err *errp)
 {
 	struct ct *ct = to_ct(cl);
@@ -143,13 +133,6 @@ static void clnt_rdma_geterr(CLIENT *cl, struct rpc_err *errp)
 	pthread_mutex_lock(&ct->lock);
 	*errp = ct->error;
 	pthread_mutex_unlock(&ct->lock);
-}
-
-static bool_t clnt_rdma_freeres(CLIENT *cl, xdrproc_t xres, void *resp)
-{
-	(void)cl;
-	xdr_free(xres, resp);
-	return TRUE;
 }
 
 /* Words of the prebuilt call header (RFC 5531 section 9). */
@@ -185,7 +168,7 @@ static bool_t clnt_rdma_control(CLIENT *cl, u_int req, void *info)
 	pthread_mutex_lock(&ct->lock);
 	switch (req) {
 	case CLSET_TIMEOUT:
-		if (!timeval_ok(info)) {
+		if (!xprt_timeval_ok(info)) {
 			ok = FALSE;
 			break;
 		}
@@ -360,9 +343,9 @@ static void clnt_rdma_destroy(CLIENT *cl)
 
 static const struct clnt_ops clnt_rdma_ops = {
 	.cl_call = clnt_rdma_call,
-	.cl_abort = clnt_rdma_abort,
+	.cl_abort = xprt_clnt_abort,
 	.cl_geterr = clnt_rdma_geterr,
-	.cl_freeres = clnt_rdma_freeres,
+	.cl_freeres = xprt_clnt_freeres,
 	.cl_destroy = clnt_rdma_destroy,
 	.cl_control = clnt_rdma_control,
 };

@@ -404,8 +404,7 @@ static enum clnt_stat cbc_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 
 	memset(&err, 0, sizeof(err));
 	pthread_mutex_lock(&cb->lock);
-	tv = cb->wait_set || timeout.tv_sec < 0 || timeout.tv_usec < 0 ||
-		     timeout.tv_usec >= 1000000 ? cb->wait : timeout;
+	tv = cb->wait_set || !xprt_timeval_ok(&timeout) ? cb->wait : timeout;
 	pthread_mutex_unlock(&cb->lock);
 	xprt_deadline_after(&dl, &tv);
 
@@ -520,11 +519,6 @@ out_unlock:
 	return st;
 }
 
-static void cbc_abort(CLIENT *cl)
-{
-	(void)cl;
-}
-
 static void cbc_geterr(CLIENT *cl, struct rpc_err *errp)
 {
 	struct cbc *cb = to_cbc(cl);
@@ -532,13 +526,6 @@ static void cbc_geterr(CLIENT *cl, struct rpc_err *errp)
 	pthread_mutex_lock(&cb->lock);
 	*errp = cb->error;
 	pthread_mutex_unlock(&cb->lock);
-}
-
-static bool_t cbc_freeres(CLIENT *cl, xdrproc_t xres, void *resp)
-{
-	(void)cl;
-	xdr_free(xres, resp);
-	return TRUE;
 }
 
 static bool_t cbc_control(CLIENT *cl, u_int req, void *info)
@@ -565,8 +552,7 @@ static bool_t cbc_control(CLIENT *cl, u_int req, void *info)
 	case CLSET_TIMEOUT: {
 		const struct timeval *tv = info;
 
-		if (tv->tv_sec < 0 || tv->tv_usec < 0 ||
-		    tv->tv_usec >= 1000000) {
+		if (!xprt_timeval_ok(tv)) {
 			ok = FALSE;
 			break;
 		}
@@ -607,9 +593,9 @@ static void cbc_destroy(CLIENT *cl)
 
 const struct clnt_ops cbc_ops = {
 	.cl_call = cbc_call,
-	.cl_abort = cbc_abort,
+	.cl_abort = xprt_clnt_abort,
 	.cl_geterr = cbc_geterr,
-	.cl_freeres = cbc_freeres,
+	.cl_freeres = xprt_clnt_freeres,
 	.cl_destroy = cbc_destroy,
 	.cl_control = cbc_control,
 };

@@ -4,7 +4,8 @@
  * the auth flavour wrap the results (the server's replies, svc_send.c,
  * and those of the client's backward service, clnt_bc.c), the clnt_stat
  * of a call failed by RDMA_ERROR (the forward CLIENT, clnt_rdma.c, and
- * the server's callback CLIENT, svc_bc.c), and the null
+ * the server's callback CLIENT, svc_bc.c), what both CLIENTs do alike
+ * (the timeout check, abort, freeres), and the null
  * xp_ops members of transports that carry no calls (the listener, the
  * pool's waker, the client's backward SVCXPRT). It calls nothing else of
  * the library.
@@ -73,4 +74,24 @@ enum xprt_stat svc_stat_idle(SVCXPRT *xprt)
 {
 	(void)xprt;
 	return XPRT_IDLE;
+}
+
+/* A timeout libtirpc would take: CLSET_TIMEOUT and a call's own. */
+bool xprt_timeval_ok(const struct timeval *tv)
+{
+	return tv->tv_sec >= 0 && tv->tv_usec >= 0 && tv->tv_usec < 1000000;
+}
+
+/* cl_abort: nothing to abort (as libtirpc's own transports). */
+void xprt_clnt_abort(CLIENT *cl)
+{
+	(void)cl;
+}
+
+/* cl_freeres: the results are the caller's XDR to free. */
+bool_t xprt_clnt_freeres(CLIENT *cl, xdrproc_t xres, void *resp)
+{
+	(void)cl;
+	xdr_free(xres, resp);
+	return TRUE;
 }

@@ -39,6 +39,11 @@ bool xprt_reply_encode(SVCXPRT *xprt, XDR *x, struct rpc_msg *msg);
  * -EPROTO by the call it failed) to the call's clnt_stat and re_errno
  * (tirpc.c; both directions' CLIENTs). */
 enum clnt_stat xprt_rdma_err_stat(uint32_t rdma_err, int *eno);
+/* What both CLIENTs (the forward one, the server's callback one) do
+ * alike (tirpc.c). */
+bool xprt_timeval_ok(const struct timeval *tv);
+void xprt_clnt_abort(CLIENT *cl);
+bool_t xprt_clnt_freeres(CLIENT *cl, xdrproc_t xres, void *resp);
 
 /* rpcbind over TCP to the local (server) or remote (client) rpcbind,
  * because libtirpc's helpers only know netids in /etc/netconfig. */
