@@ -5,8 +5,8 @@
  * installed headers: internal to the library (not exported, see
  * librpcrdma.map), host-tested by tests/unit/check_chunks.c and fuzzed by
  * tests/fuzz/fuzz_hdr.c. Defined in lib/hdr.c (peeks), lib/chunks.c (a
- * reply's chunk lists given its call's) and lib/splice.c (read chunks by
- * position).
+ * reply's chunk lists given its call's, on either side) and lib/splice.c
+ * (read chunks by position).
  */
 #ifndef RPCRDMA_LIB_CHUNKS_H
 #define RPCRDMA_LIB_CHUNKS_H
@@ -64,6 +64,35 @@ int rpcrdma_reply_add_reply_chunk(const struct rpcrdma_msg *call,
  */
 uint32_t rpcrdma_reply_inv_rkey(const struct rpcrdma_msg *call,
 				bool peer_remote_inv);
+
+/*
+ * lib/chunks.c. The requester's check of reply header m against what its
+ * call offered (RFC 8166 sections 3.4.6 and 3.5.4), before any byte of
+ * the reply is used: no read list; at most the nwrites write chunks
+ * offered (wsegs[0..nwrites), one segment each), each returned as its one
+ * segment, same handle and offset, its length (what was written into it)
+ * no more than offered; a reply chunk only with RDMA_NOMSG, and then the
+ * one segment offered (reply_seg, same handle and offset; NULL: none
+ * offered). The reply chunk's length against the bytes offered is the
+ * caller's (with RDMA_NOMSG, where it is the reply's length). The caller
+ * passes no RDMA_ERROR (it has no chunk lists).
+ *
+ * Where the rule on a reply chunk sits: the "only with RDMA_NOMSG" test
+ * is the first one of the function. A third-party server was seen
+ * answering RDMA_MSG with the offered reply chunk returned with length 0
+ * (issue tracker, interop); this refuses that reply, as the glue always
+ * did. Accepting it is a behaviour change of its own.
+ *
+ * wlen[i] gets the length of write chunk i as it is checked (wlen has room
+ * for nwrites; entries past m->nwrites are left alone, and after a
+ * refusal some may have been set). The number of write chunks returned
+ * with a non-zero length, or -EBADMSG.
+ */
+int rpcrdma_call_check_reply(const struct rpcrdma_msg *m,
+			     const struct rpcrdma_segment *wsegs,
+			     uint32_t nwrites,
+			     const struct rpcrdma_segment *reply_seg,
+			     uint32_t *wlen);
 
 /*
  * lib/splice.c. Where the read chunks of call go once read, in the order

@@ -21,45 +21,27 @@
 #include <string.h>
 #include <arpa/inet.h>
 #include "clnt.h"
+#include "lib/chunks.h"
 
 /* --- receive side: the poller --- */
 
 /*
- * The chunk lists of a reply must be what s's call offered (RFC 8166
- * sections 3.4.6 and 3.5.4): no read list; at most the write chunks
- * offered, each its one segment echoed with what was written into it, no
- * more than offered; a reply chunk only with RDMA_NOMSG, and then the one
- * segment offered (its length checked by the caller). -EBADMSG otherwise,
- * before any byte of the reply is used (ct->lock held).
+ * The chunk lists of a reply must be what s's call offered
+ * (rpcrdma_call_check_reply, lib/chunks.c: RFC 8166 sections 3.4.6 and
+ * 3.5.4); the lengths written into its write chunks go to s->wlen.
+ * -EBADMSG otherwise, before any byte of the reply is used (ct->lock
+ * held).
  */
 static int ct_take_writes(struct ct *ct, struct ct_slot *s,
 			  const struct rpcrdma_msg *m)
 {
-	bool used = false;
-	uint32_t i;
+	int used;
 
-	if (m->nreads || m->nwrites > s->nwrites ||
-	    (m->has_reply && m->proc != RPCRDMA_NOMSG))
-		return -EBADMSG;
-	if (m->has_reply) {
-		const struct rpcrdma_segment *g = &m->segs[m->reply.first];
-
-		if (!s->reply_chunk || m->reply.nsegs != 1 ||
-		    g->handle != s->reply_seg.handle ||
-		    g->offset != s->reply_seg.offset)
-			return -EBADMSG;
-	}
-	for (i = 0; i < m->nwrites; i++) {
-		const struct rpcrdma_chunk *c = &m->writes[i];
-		const struct rpcrdma_segment *g = &m->segs[c->first];
-
-		if (c->nsegs != 1 || g->handle != s->wsegs[i].handle ||
-		    g->offset != s->wsegs[i].offset ||
-		    g->length > s->wsegs[i].length)
-			return -EBADMSG;
-		s->wlen[i] = g->length;
-		used |= g->length != 0;
-	}
+	used = rpcrdma_call_check_reply(m, s->wsegs, s->nwrites,
+					s->reply_chunk ? &s->reply_seg : NULL,
+					s->wlen);
+	if (used < 0)
+		return used;
 	if (used)
 		CT_INC(ct, replies_write_chunks);
 	return 0;
