@@ -32,6 +32,19 @@
 bool rpcrdma_hdr_peek_bc_answer(const void *buf, size_t len);
 
 /*
+ * lib/hdr.c. Received by the requester (client) on a forward connection:
+ * is the message buf[0..len), decoded into m with its header hlen bytes
+ * long (as rpcrdma_hdr_decode returned them; an hlen over len is
+ * refused), a backward
+ * call (RFC 8167 section 4)? RDMA_MSG, all three chunk lists empty, and
+ * an RPC message of msg_type CALL inline, which a forward reply never
+ * is. Looks at m and at the second word after the header only: the RPC
+ * message is not decoded. Never reads outside buf[0..len).
+ */
+bool rpcrdma_hdr_peek_bc_call(const struct rpcrdma_msg *m, size_t hlen,
+			      const void *buf, size_t len);
+
+/*
  * lib/chunks.c. The responder's echo of the call's write list into the
  * reply header m (RFC 8166 section 3.4.6): every write chunk of call
  * goes back with its segment count kept, chunk i carrying used[i] bytes

@@ -352,7 +352,9 @@ enum rpcrdma_hdr_err rpcrdma_hdr_decode(const void *buf, size_t len,
 
 /* ---- Peeks: a message's kind from its fixed words, before decoding ---- */
 
-/* RFC 5531 section 9: msg_type of an RPC message (libtirpc's REPLY). */
+/* RFC 5531 section 9: msg_type of an RPC message (libtirpc's CALL and
+ * REPLY). */
+#define RPC_MSG_TYPE_CALL	0u
 #define RPC_MSG_TYPE_REPLY	1u
 
 /*
@@ -376,6 +378,22 @@ bool rpcrdma_hdr_peek_bc_answer(const void *buf, size_t len)
 	return get32(p + 12) == RPCRDMA_MSG && !get32(p + 16) &&
 	       !get32(p + 20) && !get32(p + 24) &&
 	       get32(p + RPCRDMA_HDR_MIN + 4) == RPC_MSG_TYPE_REPLY;
+}
+
+/*
+ * RFC 8167 section 4 (a backward call): see lib/chunks.h. On the decoded
+ * header m: RDMA_MSG with every chunk list empty; then, in the bytes
+ * after the header, the RPC XID and msg_type CALL.
+ */
+bool rpcrdma_hdr_peek_bc_call(const struct rpcrdma_msg *m, size_t hlen,
+			      const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+
+	if (m->proc != RPCRDMA_MSG || m->nreads || m->nwrites ||
+	    m->has_reply || hlen > len || len - hlen < 8)
+		return false;
+	return get32(p + hlen + 4) == RPC_MSG_TYPE_CALL;
 }
 
 enum rpcrdma_errcode rpcrdma_hdr_err_to_wire(enum rpcrdma_hdr_err err)

@@ -47,24 +47,6 @@ static int ct_take_writes(struct ct *ct, struct ct_slot *s,
 	return 0;
 }
 
-/*
- * A backward-direction call (RFC 8167 section 4: RDMA_MSG, every chunk
- * list empty, the RPC message inline with msg_type CALL), which a forward
- * reply never is: it goes to the backward service (ct_bc_take) without
- * touching forward credits or calls.
- */
-static bool ct_is_backward_call(const struct rpcrdma_msg *m,
-				const struct rpcrdma_rx *rx, size_t hlen)
-{
-	uint32_t type;
-
-	if (m->proc != RPCRDMA_MSG || m->nreads || m->nwrites ||
-	    m->has_reply || rx->len < hlen + 8)
-		return false;
-	memcpy(&type, rx->data + hlen + 4, sizeof(type));
-	return ntohl(type) == CALL;
-}
-
 static void ct_bc_take(struct ct *ct, const struct rpcrdma_rx *rx,
 		       size_t hlen);
 
@@ -122,7 +104,11 @@ static void ct_dispatch(struct ct *ct, struct rpcrdma_rx *rx)
 			CT_INC(ct, err_chunk_recv);
 		break;
 	}
-	if (ct_is_backward_call(m, rx, hlen)) {
+	/* A backward-direction call (RFC 8167 section 4: RDMA_MSG, every
+	 * chunk list empty, the RPC message inline with msg_type CALL), which
+	 * a forward reply never is: it goes to the backward service
+	 * (ct_bc_take) without touching forward credits or calls. */
+	if (rpcrdma_hdr_peek_bc_call(m, hlen, rx->data, rx->len)) {
 		if (ct_revoke(ct, NULL, rx))
 			ct_bc_take(ct, rx, hlen);
 		goto out;
