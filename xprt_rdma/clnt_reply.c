@@ -19,7 +19,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <arpa/inet.h>
 #include "clnt.h"
 #include "lib/chunks.h"
 
@@ -48,7 +47,7 @@ static int ct_take_writes(struct ct *ct, struct ct_slot *s,
 }
 
 static void ct_bc_take(struct ct *ct, const struct rpcrdma_rx *rx,
-		       size_t hlen);
+		       size_t hlen, uint32_t rdma_xid);
 
 /* The reply of a call its caller abandoned: the slot, and its credit,
  * go back, unless its revocation is still under way, which then frees it
@@ -110,7 +109,7 @@ static void ct_dispatch(struct ct *ct, struct rpcrdma_rx *rx)
 	 * (ct_bc_take) without touching forward credits or calls. */
 	if (rpcrdma_hdr_peek_bc_call(m, hlen, rx->data, rx->len)) {
 		if (ct_revoke(ct, NULL, rx))
-			ct_bc_take(ct, rx, hlen);
+			ct_bc_take(ct, rx, hlen, m->xid);
 		goto out;
 	}
 	s = slot_by_xid(ct, m->xid);
@@ -271,13 +270,14 @@ bool pred_credit(struct ct *ct, void *arg)
  * were provisioned for backward calls whether or not a service is
  * registered (RFC 8167 section 3.3). A call whose RPC header does not
  * parse, or whose XID is not its rdma_xid (section 4.1), is dropped, as
- * ct_bc_serve drops it.
+ * ct_bc_serve drops it. rdma_xid: the decoded header's xid (host order).
  */
 static void ct_bc_answer_now(struct ct *ct, const struct rpcrdma_rx *rx,
-			     size_t hlen, enum accept_stat why)
+			     size_t hlen, uint32_t rdma_xid,
+			     enum accept_stat why)
 {
 	char area[2 * MAX_AUTH_BYTES];
-	uint32_t buf[RPCRDMA_HDR_MIN / 4 + 6], rdma_xid;
+	uint32_t buf[RPCRDMA_HDR_MIN / 4 + 6];
 	struct rpcrdma_msg m;
 	struct rpc_msg msg;
 	struct iovec iov;
@@ -288,10 +288,9 @@ static void ct_bc_answer_now(struct ct *ct, const struct rpcrdma_rx *rx,
 	memset(&msg, 0, sizeof(msg));
 	msg.rm_call.cb_cred.oa_base = area;
 	msg.rm_call.cb_verf.oa_base = &area[MAX_AUTH_BYTES];
-	memcpy(&rdma_xid, rx->data, sizeof(rdma_xid));
 	xdrmem_create(&x, (char *)rx->data + hlen, rx->len - (u_int)hlen,
 		      XDR_DECODE);
-	ok = xdr_callmsg(&x, &msg) && msg.rm_xid == ntohl(rdma_xid);
+	ok = xdr_callmsg(&x, &msg) && msg.rm_xid == rdma_xid;
 	XDR_DESTROY(&x);
 	if (!ok) {
 		CT_INC(ct, bc_calls_dropped);
@@ -299,7 +298,7 @@ static void ct_bc_answer_now(struct ct *ct, const struct rpcrdma_rx *rx,
 	}
 	CT_INC(ct, bc_calls_recv);
 	memset(&msg, 0, sizeof(msg));
-	msg.rm_xid = ntohl(rdma_xid);
+	msg.rm_xid = rdma_xid;
 	msg.rm_direction = REPLY;
 	msg.rm_reply.rp_stat = MSG_ACCEPTED;
 	msg.acpted_rply.ar_verf = _null_auth;
@@ -333,17 +332,18 @@ static void ct_bc_answer_now(struct ct *ct, const struct rpcrdma_rx *rx,
  * section 3.3 lets the responder drop such a call (counted
  * bc_calls_dropped; the server's call times out, and when every backward
  * credit is held so it closes the connection). A call that cannot be
- * queued (memory) is answered SYSTEM_ERR.
+ * queued (memory) is answered SYSTEM_ERR. rdma_xid: the decoded header's
+ * xid (host order).
  */
 static void ct_bc_take(struct ct *ct, const struct rpcrdma_rx *rx,
-		       size_t hlen)
+		       size_t hlen, uint32_t rdma_xid)
 {
 	struct ct_bc *bc = ct->bc;
 	uint32_t len = rx->len - (uint32_t)hlen;
 	struct ct_bcall *k;
 
 	if (!bc) {
-		ct_bc_answer_now(ct, rx, hlen, PROG_UNAVAIL);
+		ct_bc_answer_now(ct, rx, hlen, rdma_xid, PROG_UNAVAIL);
 		return;
 	}
 	if (bc->queued >= RPCRDMA_BC_CREDITS) {
@@ -351,14 +351,13 @@ static void ct_bc_take(struct ct *ct, const struct rpcrdma_rx *rx,
 		return;
 	}
 	if (!(k = malloc(sizeof(*k) + len))) {
-		ct_bc_answer_now(ct, rx, hlen, SYSTEM_ERR);
+		ct_bc_answer_now(ct, rx, hlen, rdma_xid, SYSTEM_ERR);
 		return;
 	}
 	k->next = NULL;
 	k->gen = ct->gen;
 	k->released = false;
-	memcpy(&k->rdma_xid, rx->data, sizeof(k->rdma_xid));
-	k->rdma_xid = ntohl(k->rdma_xid);
+	k->rdma_xid = rdma_xid;
 	k->len = len;
 	memcpy(k->data, rx->data + hlen, len);
 	if (bc->tail)
