@@ -5,8 +5,10 @@
  * installed headers: internal to the library (not exported, see
  * librpcrdma.map), host-tested by tests/unit/check_chunks.c and fuzzed by
  * tests/fuzz/fuzz_hdr.c. Defined in lib/hdr.c (peeks), lib/chunks.c (a
- * reply's chunk lists given its call's, on either side) and lib/splice.c
- * (read chunks by position).
+ * reply's chunk lists given its call's, on either side), lib/splice.c
+ * (read chunks by position) and lib/plan.c (the size of the reply chunk
+ * a call offers, a rule on sizes alone, placed here rather than in the
+ * installed plan.h).
  */
 #ifndef RPCRDMA_LIB_CHUNKS_H
 #define RPCRDMA_LIB_CHUNKS_H
@@ -122,5 +124,18 @@ int rpcrdma_call_read_pieces(const struct rpcrdma_msg *call, const uint8_t *msg,
 			     size_t msg_len, const uint8_t *rd,
 			     struct rpcrdma_piece *pieces, uint32_t *npieces,
 			     const uint8_t **inl, size_t *inl_len);
+
+/*
+ * lib/plan.c. The reply chunk, in bytes, a requester's call offers (RFC
+ * 8166 section 3.5.4): 0 (none) when reply_hint, the largest reply of the
+ * procedure (0: unknown), fits in inline_room, what an inline reply
+ * leaves for the RPC message after the responder's header; else
+ * reply_hint rounded up to XDR units, or max_msg without a hint; never
+ * more than max_msg nor than room (what the responder's bound on the
+ * sum of chunk lengths leaves after the call's other chunks, and what
+ * the reply buffer holds); always a multiple of RPCRDMA_XDR_UNIT.
+ */
+uint32_t rpcrdma_call_reply_chunk(uint32_t reply_hint, size_t inline_room,
+				  uint64_t room, uint32_t max_msg);
 
 #endif /* RPCRDMA_LIB_CHUNKS_H */

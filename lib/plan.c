@@ -16,6 +16,8 @@
 #include <rpcrdma/hdr.h>
 #include <rpcrdma/plan.h>
 
+#include "chunks.h"
+
 /* An empty write list plus an empty reply chunk: two discriminators. */
 #define EMPTY_REPLY_LISTS	8u
 
@@ -253,4 +255,29 @@ int rpcrdma_plan_reply(uint32_t rpc_len, const struct rpcrdma_item *items,
 		return -E2BIG;
 	plan->kind = RPCRDMA_REPLY_LONG;
 	return 0;
+}
+
+/*
+ * The reply chunk a call offers (RFC 8166 section 3.5.4; lib/chunks.h):
+ * none when the hinted reply fits inline after the reply's transport
+ * header (no chunk lists), else the hint rounded to XDR units, or max_msg
+ * without a hint; never more than room, what the responder's chunk bound
+ * leaves.
+ */
+uint32_t rpcrdma_call_reply_chunk(uint32_t reply_hint, size_t inline_room,
+				  uint64_t room, uint32_t max_msg)
+{
+	uint64_t want = max_msg;
+
+	if (reply_hint) {
+		if (reply_hint <= inline_room)
+			return 0;
+		want = ((uint64_t)reply_hint + RPCRDMA_XDR_UNIT - 1) &
+		       ~(uint64_t)(RPCRDMA_XDR_UNIT - 1);
+	}
+	if (want > max_msg)
+		want = max_msg;
+	if (want > room)
+		want = room;
+	return (uint32_t)want & ~(RPCRDMA_XDR_UNIT - 1);
 }

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <arpa/inet.h>
 #include "clnt.h"
+#include "lib/chunks.h"
 
 /* Encodes the call into the slot: header, procedure, credentials, args. */
 bool ct_encode(struct ct *ct, struct ct_slot *s, uint32_t xid,
@@ -129,30 +130,6 @@ bool ct_set_ddp(struct ct *ct, const struct rpcrdma_proc_ddp *r)
 	h->ddp_max = r->items ? r->item_max : 0;
 	ct_hint_trim(ct, h);
 	return true;
-}
-
-/*
- * The reply chunk s offers (RFC 8166 section 3.5.4): none when the hinted
- * reply fits inline after our reply's transport header (no chunk lists),
- * else the hint rounded to XDR units, or max_msg without a hint; never
- * more than room, what the responder's chunk bound leaves.
- */
-static uint32_t ct_reply_chunk(const struct ct *ct, const struct ct_slot *s,
-			       size_t inline_room, uint64_t room)
-{
-	uint64_t want = ct->opts.max_msg;
-
-	if (s->reply_hint) {
-		if (s->reply_hint <= inline_room)
-			return 0;
-		want = ((uint64_t)s->reply_hint + RPCRDMA_XDR_UNIT - 1) &
-		       ~(uint64_t)(RPCRDMA_XDR_UNIT - 1);
-	}
-	if (want > ct->opts.max_msg)
-		want = ct->opts.max_msg;
-	if (want > room)
-		want = room;
-	return (uint32_t)want & ~(RPCRDMA_XDR_UNIT - 1);
 }
 
 /*
@@ -280,7 +257,10 @@ int ct_plan_reply(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
 	    read_bytes + mm->wbytes < room ? room - read_bytes - mm->wbytes : 0;
 	if (room > s->reply_area)
 		room = s->reply_area;
-	s->reply_chunk = ct_reply_chunk(ct, s, mm->inline_room, room);
+	/* The reply chunk offered (RFC 8166 section 3.5.4): lib/plan.c. */
+	s->reply_chunk = rpcrdma_call_reply_chunk(s->reply_hint,
+						  mm->inline_room, room,
+						  ct->opts.max_msg);
 	if (s->reply_hint > mm->inline_room && s->reply_chunk < s->reply_hint)
 		/* What the other chunks leave cannot hold the hinted reply:
 		 * fail now rather than after the server ran the call. */
