@@ -17,6 +17,14 @@
  * and encodes into a header that decodes; the read chunks laid out by
  * position stay inside the read buffer, and whatever the splice accepts
  * it rebuilds within the length it announced.
+ *
+ * On every accepted header, the client glue's rules (lib/chunks.h): the
+ * peek for a backward call reads nothing past the input, agrees with the
+ * decoded header and never takes an answer for a call; the check of a
+ * reply against its call's offer accepts the offer the reply names
+ * exactly when the reply has the shape a requester takes, and whatever
+ * it accepts against an offer derived from the input is within it; the
+ * reply chunk a call offers keeps to its bounds.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -165,6 +173,136 @@ static void check_reply_echo(const struct rpcrdma_msg *m, uint64_t *st)
 		abort();
 }
 
+/* The requester's peek for a backward call, against the decoded m. */
+static void check_peek_bc_call(const struct rpcrdma_msg *m, size_t hlen,
+			       const uint8_t *data, size_t size,
+			       bool bc_answer)
+{
+	bool call = rpcrdma_hdr_peek_bc_call(m, hlen, data, size);
+
+	if (call && (bc_answer || m->proc != RPCRDMA_MSG || m->nreads ||
+		     m->nwrites || m->has_reply || hlen != RPCRDMA_HDR_MIN ||
+		     size < hlen + 8 || be32(data + hlen + 4) != 0))
+		abort();
+	if (!call && m->proc == RPCRDMA_MSG && !m->nreads && !m->nwrites &&
+	    !m->has_reply && size >= hlen + 8 && be32(data + hlen + 4) == 0)
+		abort();
+	if (rpcrdma_hdr_peek_bc_call(m, size + 1, data, size) ||
+	    rpcrdma_hdr_peek_bc_call(m, SIZE_MAX, data, size))
+		abort();
+}
+
+/* Whatever the check accepted is within the offer; wlen says what came. */
+static void check_within(const struct rpcrdma_msg *m,
+			 const struct rpcrdma_segment *w, uint32_t nw,
+			 const struct rpcrdma_segment *r, const uint32_t *wlen,
+			 int rc)
+{
+	int used = 0;
+
+	if (rc < 0)
+		return;
+	if (m->nreads || m->nwrites > nw ||
+	    (m->has_reply &&
+	     (m->proc != RPCRDMA_NOMSG || !r || m->reply.nsegs != 1 ||
+	      m->segs[m->reply.first].handle != r->handle ||
+	      m->segs[m->reply.first].offset != r->offset)))
+		abort();
+	for (uint32_t i = 0; i < m->nwrites; i++) {
+		const struct rpcrdma_segment *g = &m->segs[m->writes[i].first];
+
+		if (m->writes[i].nsegs != 1 || g->handle != w[i].handle ||
+		    g->offset != w[i].offset || g->length > w[i].length ||
+		    wlen[i] != g->length)
+			abort();
+		used += g->length != 0;
+	}
+	if (rc != used)
+		abort();
+}
+
+/* The requester's check of reply m: against the offer m itself names
+ * (each write chunk's first segment, lengths at least what came back,
+ * the reply chunk's first segment), then against that offer changed by
+ * the input (one fewer chunk, a handle, an offset or a length moved). */
+static void check_call_reply(const struct rpcrdma_msg *m, uint64_t *st)
+{
+	struct rpcrdma_segment w[RPCRDMA_MAX_WRITE_CHUNKS], r = { 0, 0, 0 };
+	uint32_t wlen[RPCRDMA_MAX_WRITE_CHUNKS], nw = m->nwrites, i;
+	bool shape = !m->nreads &&
+		     (!m->has_reply ||
+		      (m->proc == RPCRDMA_NOMSG && m->reply.nsegs == 1));
+	uint64_t z;
+	int rc;
+
+	for (i = 0; i < nw; i++) {
+		const struct rpcrdma_chunk *c = &m->writes[i];
+
+		shape &= c->nsegs == 1;
+		w[i] = c->nsegs ? m->segs[c->first] : r;
+		z = pick(st, w[i].length);
+		w[i].length = z > w[i].length && z <= UINT32_MAX ? (uint32_t)z
+								 : w[i].length;
+	}
+	if (m->has_reply && m->reply.nsegs)
+		r = m->segs[m->reply.first];
+	rc = rpcrdma_call_check_reply(m, w, nw, m->has_reply ? &r : NULL,
+				      wlen);
+	if ((rc >= 0) != shape)
+		abort();
+	check_within(m, w, nw, m->has_reply ? &r : NULL, wlen, rc);
+
+	z = pick(st, 7);
+	switch (z % 6) {
+	case 0:
+		nw = nw ? nw - 1 : 0;
+		break;
+	case 1:
+		if (nw)
+			w[z % nw].handle ^= (uint32_t)(z >> 8) | 1;
+		break;
+	case 2:
+		if (nw)
+			w[z % nw].offset += (z >> 8) | 1;
+		break;
+	case 3:
+		if (nw && w[z % nw].length)
+			w[z % nw].length--;
+		break;
+	case 4:
+		r.handle ^= (uint32_t)(z >> 8) | 1;
+		break;
+	default:
+		break;
+	}
+	rc = rpcrdma_call_check_reply(m, w, nw, (z >> 3) & 1 ? &r : NULL,
+				      wlen);
+	check_within(m, w, nw, (z >> 3) & 1 ? &r : NULL, wlen, rc);
+}
+
+/* The reply chunk a call offers: an XDR multiple, within max_msg and the
+ * room, none when the hint fits inline, else at least the hint when the
+ * bounds leave room for it. */
+static void check_reply_chunk_size(uint64_t *st)
+{
+	uint32_t max_msg = (uint32_t)pick(st, 1u << 20);
+	uint32_t hint = (uint32_t)pick(st, 4096);
+	size_t inl = (size_t)pick(st, 1024);
+	uint64_t room = pick(st, 1u << 20), hr;
+	uint32_t got = rpcrdma_call_reply_chunk(hint, inl, room, max_msg);
+
+	if (got % 4 || got > max_msg || got > room)
+		abort();
+	if (hint && hint <= inl && got)
+		abort();
+	hr = ((uint64_t)hint + 3) & ~(uint64_t)3;
+	if (hint > inl && hr <= (max_msg & ~3u) && hr <= (room & ~(uint64_t)3) &&
+	    got != hr)
+		abort();
+	if (!hint && got != ((max_msg < room ? max_msg : room) & ~(uint64_t)3))
+		abort();
+}
+
 /* Read chunks by position, then the splice the glue runs on them. */
 static void check_read_pieces(const struct rpcrdma_msg *m,
 			      const uint8_t *inl_msg, size_t inl_msg_len)
@@ -230,6 +368,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_inv_rkey(&m);
 		check_reply_echo(&m, &st);
 		check_read_pieces(&m, data + hlen, size - hlen);
+		check_peek_bc_call(&m, hlen, data, size, bc_answer);
+		check_call_reply(&m, &st);
+		check_reply_chunk_size(&st);
 	}
 	if (hlen > size || hlen != rpcrdma_hdr_size(&m) || hlen > sizeof(want))
 		abort();

@@ -31,7 +31,8 @@ libs=($(pkg-config --libs libtirpc))
 # cores the 4 targets take 2 x SECONDS, each with its whole SECONDS.
 for t in "${targets[@]}"; do
 	case "$t" in
-	hdr) src=("$top/lib/hdr.c" "$top/lib/chunks.c" "$top/lib/splice.c") ;;
+	hdr) src=("$top/lib/hdr.c" "$top/lib/chunks.c" "$top/lib/splice.c"
+		     "$top/lib/plan.c") ;;
 	pvtdata) src=("$top/lib/pvtdata.c") ;;
 	splice) src=("$top/lib/splice.c") ;;
 	xdrddp) src=("$top/xprt_rdma/xdr_ddp.c") ;;
