@@ -35,7 +35,7 @@ int nfs3c_fsinfo(struct nfs3c *c);
 void nfs3c_print_transport(struct nfs3c *c, const char *when);
 void nfs3c_disconnect(struct nfs3c *c);
 
-/* nfs3c.c: shared helpers. */
+/* nfs3c_common.c: what the commands share. */
 const char *nfs3c_strerr(nfsstat3 st);
 /* "nfs3c: OP PATH: WHAT" on stderr; returns -1. */
 int nfs3c_fail(const char *op, const char *path, const char *what);
@@ -48,6 +48,9 @@ int nfs3c_resolve(struct nfs3c *c, const char *path, nfs_fh3 *fh,
 		  fattr3 *at);
 int nfs3c_fh_copy(nfs_fh3 *dst, const nfs_fh3 *src);
 void nfs3c_fh_free(nfs_fh3 *fh);
+/* GETATTR of a handle; path names it in errors. */
+int getattr_fh(struct nfs3c *c, const nfs_fh3 *fh, const char *path,
+	       fattr3 *at);
 
 /* nfs3c_dir.c: ls (READDIRPLUS / READDIR, sections 3.3.16-17). */
 int nfs3c_ls(struct nfs3c *c, const char *path, bool longfmt);

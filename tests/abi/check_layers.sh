@@ -4,7 +4,8 @@
 # each other either). tools/layers.sh checks the built objects' symbols
 # against the order; this test also fails when a source file of lib/,
 # engine/ or xprt_rdma/ is on no floor, so a new file must take its place
-# here (and in docs/design.md's map). Run by make check from the build
+# here (and in docs/design.md's map). nfs3c's files likewise, below.
+# Run by make check from the build
 # directory, after the library is built.
 set -u
 top=${srcdir:-.}
@@ -68,3 +69,12 @@ if [ $rc -ne 0 ]; then
 	exit 1
 fi
 echo "check_layers: $(echo "$listed" | wc -l) files on $(echo "$floors" | grep -c .) floors; $(echo "$out" | tail -n 1)"
+
+# nfs3c, the NFS client tool: main, then its commands, then what they
+# share (nfs/nfs3c_common.c).
+if [ -f nfs/nfs3c-nfs3c.o ]; then
+	out=$(sh "$top/tools/layers.sh" nfs/nfs3c-nfs3c.o \
+		nfs/nfs3c-nfs3c_conn.o,nfs/nfs3c-nfs3c_dir.o,nfs/nfs3c-nfs3c_io.o \
+		nfs/nfs3c-nfs3c_common.o 2>&1) || { echo "$out"; exit 1; }
+	echo "check_layers: nfs3c: $(echo "$out" | tail -n 1)"
+fi
