@@ -147,8 +147,8 @@ static void ct_bc_xp_destroy(SVCXPRT *xprt)
 }
 
 const struct xp_ops ct_bc_ops = {
-	.xp_recv = svc_no_reply,
-	.xp_stat = svc_stat_idle,
+	.xp_recv = xprt_no_reply,
+	.xp_stat = xprt_stat_idle,
 	.xp_getargs = ct_bc_getargs,
 	.xp_reply = ct_bc_reply,
 	.xp_freeargs = ct_bc_freeargs,

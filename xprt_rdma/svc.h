@@ -5,7 +5,7 @@
  * rpcrdma_svc_run).
  *
  * Every rdma SVCXPRT (listener or connection) is a member: it is
- * registered with libtirpc through svc_member_join, never directly.
+ * registered with libtirpc through pool_member_join, never directly.
  * Outside a pool its xp_fd is the fd that signals its work, as libtirpc's
  * svc_run expects. While a pool runs, xp_fd is a private eventfd that
  * never turns readable (so a svc_run of the same process, serving tcp or
@@ -28,11 +28,11 @@ struct svc_member {
 
 /* xprt_register under the right fd, and into the pool when one runs.
  * 0 or -errno (nothing registered then). */
-int svc_member_join(struct svc_member *m, SVCXPRT *xprt, int fd,
-		    int probe_fd);
+int pool_member_join(struct svc_member *m, SVCXPRT *xprt, int fd,
+		     int probe_fd);
 /* xprt_unregister and out of the pool; before fd closes. Called from
  * xp_destroy, possibly on the worker serving m. */
-void svc_member_leave(struct svc_member *m);
+void pool_member_leave(struct svc_member *m);
 
 /*
  * In a pool worker, after a dispatch: true when the thread's credentials
@@ -41,19 +41,19 @@ void svc_member_leave(struct svc_member *m);
  * kernel refuses its rdma_cm and (on some providers) its doorbell writes.
  * Probed at most once per call handed out. Outside a pool: false.
  */
-bool svc_pool_thread_dirty(void);
+bool pool_thread_dirty(void);
 /* A call is being handed to the dispatch function: the next
- * svc_pool_thread_dirty probes again. */
-void svc_pool_call_begin(void);
+ * pool_thread_dirty probes again. */
+void pool_call_begin(void);
 /* In a pool worker, once the dispatch function returned: probes again
  * (it may have switched credentials after replying) and says whether the
  * thread is poisoned. Outside a pool: false. */
-bool svc_pool_after_dispatch(void);
+bool pool_after_dispatch(void);
 
 /* xp_ops of transports that carry no calls (listeners, the waker):
  * tirpc.c. */
-bool_t svc_no_args(SVCXPRT *xprt, xdrproc_t xargs, void *argsp);
-bool_t svc_no_reply(SVCXPRT *xprt, struct rpc_msg *msg);
-enum xprt_stat svc_stat_idle(SVCXPRT *xprt);
+bool_t xprt_no_args(SVCXPRT *xprt, xdrproc_t xargs, void *argsp);
+bool_t xprt_no_reply(SVCXPRT *xprt, struct rpc_msg *msg);
+enum xprt_stat xprt_stat_idle(SVCXPRT *xprt);
 
 #endif /* RPCRDMA_SVC_H */

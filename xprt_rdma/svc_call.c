@@ -82,7 +82,7 @@ void conn_fail(struct svc_conn *c, int err)
 	c->dead = true;
 	/* A pool worker poisoned by its dispatch (svc.h) cannot disconnect;
 	 * the next clean one does (conn_close_pending). */
-	if (svc_pool_thread_dirty()) {
+	if (pool_thread_dirty()) {
 		c->close_err = err < 0 ? err : -ENOTCONN;
 		return;
 	}

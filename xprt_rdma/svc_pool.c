@@ -83,7 +83,7 @@ static bool cred_poisoned(int fd)
 	return fd >= 0 && write(fd, "", 0) < 0 && errno == EACCES;
 }
 
-bool svc_pool_thread_dirty(void)
+bool pool_thread_dirty(void)
 {
 	if (!in_worker)
 		return false;
@@ -107,13 +107,13 @@ static uint64_t refusals(void)
 					   permission_errors));
 }
 
-void svc_pool_call_begin(void)
+void pool_call_begin(void)
 {
 	dirty = -1;
 	dispatched = true;
 }
 
-bool svc_pool_after_dispatch(void)
+bool pool_after_dispatch(void)
 {
 	if (!in_worker)
 		return false;
@@ -196,7 +196,7 @@ static void pool_remove(struct svc_member *m)
 	m->xprt->xp_fd = m->fd;
 }
 
-int svc_member_join(struct svc_member *m, SVCXPRT *xprt, int fd,
+int pool_member_join(struct svc_member *m, SVCXPRT *xprt, int fd,
 		    int probe_fd)
 {
 	int err = 0;
@@ -222,7 +222,7 @@ int svc_member_join(struct svc_member *m, SVCXPRT *xprt, int fd,
 	return err;
 }
 
-void svc_member_leave(struct svc_member *m)
+void pool_member_leave(struct svc_member *m)
 {
 	pthread_mutex_lock(&pool.lock);
 	if (m->dummy >= 0)
@@ -273,10 +273,10 @@ static void waker_destroy(SVCXPRT *x)
 
 static const struct xp_ops waker_ops = {
 	.xp_recv = waker_recv,
-	.xp_stat = svc_stat_idle,
-	.xp_getargs = svc_no_args,
-	.xp_reply = svc_no_reply,
-	.xp_freeargs = svc_no_args,
+	.xp_stat = xprt_stat_idle,
+	.xp_getargs = xprt_no_args,
+	.xp_reply = xprt_no_reply,
+	.xp_freeargs = xprt_no_args,
 	.xp_destroy = waker_destroy,
 };
 

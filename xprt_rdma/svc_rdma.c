@@ -93,7 +93,7 @@ static enum xprt_stat conn_stat(SVCXPRT *xprt)
 	struct svc_conn *c = to_conn(xprt);
 
 	bc_dispatching(c, false);
-	if (svc_pool_after_dispatch()) {
+	if (pool_after_dispatch()) {
 		/* The dispatch poisoned this pool worker (svc.h): a clean
 		 * one posts the reply, closes or destroys; this one goes. */
 		STAT_INC(c, cred_changes);
@@ -124,7 +124,7 @@ static void conn_destroy(SVCXPRT *xprt)
 	SVCAUTH *auth = &SVC_XP_AUTH(xprt);
 	uint32_t i;
 
-	svc_member_leave(&c->mem);
+	pool_member_leave(&c->mem);
 	if (c->serving)
 		XDR_DESTROY(&c->args);
 	if (auth->svc_ah_ops && auth->svc_ah_ops->svc_ah_destroy)
@@ -222,7 +222,7 @@ static int conn_create(struct svc_lsn *lsn, struct rpcrdma_ep *ep)
 	c->xprt.xp_p3 = &c->ext;
 	xprt_set_addrs(&c->xprt, &c->laddr,
 		       (const struct sockaddr *)&lsn->laddr, &c->raddr, peer);
-	rc = svc_member_join(&c->mem, &c->xprt, rpcrdma_ep_fd(ep),
+	rc = pool_member_join(&c->mem, &c->xprt, rpcrdma_ep_fd(ep),
 			     rpcrdma_ep_cm_fd(ep));
 	if (rc)
 		goto out_netid;
@@ -259,7 +259,7 @@ static void lsn_destroy(SVCXPRT *xprt)
 {
 	struct svc_lsn *lsn = to_lsn(xprt);
 
-	svc_member_leave(&lsn->mem);
+	pool_member_leave(&lsn->mem);
 	rpcrdma_listener_destroy(lsn->l);
 	free(xprt->xp_netid);
 	free(lsn);
@@ -267,10 +267,10 @@ static void lsn_destroy(SVCXPRT *xprt)
 
 static const struct xp_ops lsn_ops = {
 	.xp_recv = lsn_recv,
-	.xp_stat = svc_stat_idle,
-	.xp_getargs = svc_no_args,
-	.xp_reply = svc_no_reply,
-	.xp_freeargs = svc_no_args,
+	.xp_stat = xprt_stat_idle,
+	.xp_getargs = xprt_no_args,
+	.xp_reply = xprt_no_reply,
+	.xp_freeargs = xprt_no_args,
 	.xp_destroy = lsn_destroy,
 };
 
@@ -343,7 +343,7 @@ SVCXPRT *svc_rdma_create(const char *addr, const struct rpcrdma_opts *opts)
 	lsn->xprt.xp_p1 = lsn;
 	lsn->xprt.xp_p3 = &lsn->ext;
 	xprt_set_addrs(&lsn->xprt, &lsn->laddr, bound, NULL, NULL);
-	rc = svc_member_join(&lsn->mem, &lsn->xprt,
+	rc = pool_member_join(&lsn->mem, &lsn->xprt,
 			     rpcrdma_listener_fd(lsn->l),
 			     rpcrdma_listener_fd(lsn->l));
 	if (rc)

@@ -390,7 +390,7 @@ bool_t conn_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 				conn_reply_garbage(c);
 				continue;
 			}
-			svc_pool_call_begin();
+			pool_call_begin();
 			bc_dispatching(c, true);
 			return TRUE;
 		}

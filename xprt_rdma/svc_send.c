@@ -80,7 +80,7 @@ static int call_send(struct svc_call *k, const struct rpcrdma_msg *m,
 	k->state = CALL_SENDING;
 	/* From a poisoned pool worker the Send waits for a clean thread's
 	 * reap (conn_stat kicks the connection to get one). */
-	k->xfer.defer = svc_pool_thread_dirty();
+	k->xfer.defer = pool_thread_dirty();
 	rc = rpcrdma_ep_xfer_start(c->ep, &k->xfer);
 	if (rc) {
 		conn_send_failed(c, rc);

@@ -55,7 +55,7 @@ enum clnt_stat xprt_rdma_err_stat(uint32_t rdma_err, int *eno)
 	return RPC_CANTDECODEARGS;
 }
 
-bool_t svc_no_args(SVCXPRT *xprt, xdrproc_t xargs, void *argsp)
+bool_t xprt_no_args(SVCXPRT *xprt, xdrproc_t xargs, void *argsp)
 {
 	(void)xprt;
 	(void)xargs;
@@ -63,14 +63,14 @@ bool_t svc_no_args(SVCXPRT *xprt, xdrproc_t xargs, void *argsp)
 	return FALSE;
 }
 
-bool_t svc_no_reply(SVCXPRT *xprt, struct rpc_msg *msg)
+bool_t xprt_no_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 {
 	(void)xprt;
 	(void)msg;
 	return FALSE;
 }
 
-enum xprt_stat svc_stat_idle(SVCXPRT *xprt)
+enum xprt_stat xprt_stat_idle(SVCXPRT *xprt)
 {
 	(void)xprt;
 	return XPRT_IDLE;
