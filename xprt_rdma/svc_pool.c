@@ -197,7 +197,7 @@ static void pool_remove(struct svc_member *m)
 }
 
 int pool_member_join(struct svc_member *m, SVCXPRT *xprt, int fd,
-		    int probe_fd)
+		     int probe_fd)
 {
 	int err = 0;
 

@@ -223,7 +223,7 @@ static int conn_create(struct svc_lsn *lsn, struct rpcrdma_ep *ep)
 	xprt_set_addrs(&c->xprt, &c->laddr,
 		       (const struct sockaddr *)&lsn->laddr, &c->raddr, peer);
 	rc = pool_member_join(&c->mem, &c->xprt, rpcrdma_ep_fd(ep),
-			     rpcrdma_ep_cm_fd(ep));
+			      rpcrdma_ep_cm_fd(ep));
 	if (rc)
 		goto out_netid;
 	return 0;
@@ -344,8 +344,8 @@ SVCXPRT *svc_rdma_create(const char *addr, const struct rpcrdma_opts *opts)
 	lsn->xprt.xp_p3 = &lsn->ext;
 	xprt_set_addrs(&lsn->xprt, &lsn->laddr, bound, NULL, NULL);
 	rc = pool_member_join(&lsn->mem, &lsn->xprt,
-			     rpcrdma_listener_fd(lsn->l),
-			     rpcrdma_listener_fd(lsn->l));
+			      rpcrdma_listener_fd(lsn->l),
+			      rpcrdma_listener_fd(lsn->l));
 	if (rc)
 		goto out_netid;
 	return &lsn->xprt;
