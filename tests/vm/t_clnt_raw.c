@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * t_clnt: a raw responder (the engine's listener) answering the CLIENT by
+ * hand: the reply chunk reachable only while its call waits
+ * (test_reply_window), a duplicate reply dropped (test_duplicate_reply),
+ * Send With Invalidate of an rkey the client did not offer or without R
+ * (test_unasked_remote_invalidation), and chunk lists in a reply other
+ * than the call offered (test_bad_write_list).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <string.h>
+
+#include "ep_sync.h"
+#include "t_clnt.h"
+
+/*
+ * The reply chunk is exposed for its call only: a raw responder (the
+ * engine's listener) writes into it while the call waits, which works,
+ * answers inline, and once clnt_call has returned the same RDMA Write is
+ * refused by the client's side (remote access error): the window was
+ * invalidated, locally, before the call returned (or, where windows are
+ * not used, the chunk's registration was dropped).
+ */
+START_TEST(test_reply_window)
+{
+	struct rpcrdma_stats st;
+	struct rpcrdma_segment seg;
+	struct rpcrdma_msg m;
+	struct raw_pair p;
+	uint8_t junk[64];
+
+	raw_pair_open(&p);
+	raw_pair_call(&p, &m);
+	seg = m.segs[m.reply.first];
+	memset(junk, 0x5a, sizeof(junk));
+	/* While the call waits, its reply chunk takes RDMA Writes. */
+	ck_assert_int_eq(rpcrdma_ep_write(p.a.ep, junk, sizeof(junk), &seg, 1,
+					  NULL, 5000), 0);
+	raw_pair_reply(&p, &m, 0, 0);
+	ck_assert_int_eq(raw_pair_result(&p), RPC_SUCCESS);
+	st = stats_of(p.c.cl);
+	/* A window invalidated locally, or (rxe before 6.12) an MR
+	 * deregistered. */
+	ck_assert_uint_eq(st.local_invalidations,
+			  rpcrdma_ep_windows(p.a.ep) ? 1 : 0);
+	/* The call returned: the same Write is refused (remote access
+	 * error, not a timeout or a lost connection; on iWARP the client's
+	 * TERMINATE). */
+	ck_assert(refused(p.a.ep, rpcrdma_ep_write(p.a.ep, junk, sizeof(junk),
+						   &seg, 1, NULL, 5000)));
+	raw_pair_close(&p);
+}
+END_TEST
+
+/*
+ * Two replies to one call, sent back to back: the first is the call's
+ * (SUCCESS), the second (PROC_UNAVAIL) is dropped, and the connection
+ * carries the next call. Whether the second arrives while the first's
+ * window invalidation is pending (the slot's replied flag drops it) or
+ * after the call completed (no slot matches it) is not forced: in this
+ * guest it is the latter.
+ */
+START_TEST(test_duplicate_reply)
+{
+	struct rpcrdma_msg m;
+	struct raw_pair p;
+
+	raw_pair_open(&p);
+	raw_pair_call(&p, &m);
+	raw_pair_reply(&p, &m, 0, 0);
+	raw_pair_reply(&p, &m, 3, 0);
+	ck_assert_int_eq(raw_pair_result(&p), RPC_SUCCESS);
+	raw_pair_call(&p, &m);
+	raw_pair_reply(&p, &m, 0, 0);
+	ck_assert_int_eq(raw_pair_result(&p), RPC_SUCCESS);
+	ck_assert_uint_eq(stats_of(p.c.cl).connects, 1);
+	raw_pair_close(&p);
+}
+END_TEST
+
+/*
+ * A reply sent With Invalidate of the call's reply chunk although the
+ * client did not set R (RFC 8797 section 4.1), or of an rkey that is not
+ * the call's: the client closes the connection and fails the call, and
+ * never invalidates that window again (on rxe that would crash the
+ * guest's kernel). The call's own rkey, once the client set R, is the
+ * legitimate case, whether the responder set R (c == 1) or not (c == 0:
+ * the Linux server advertises R = 0 and invalidates all the same): the
+ * call succeeds without a local invalidation.
+ */
+START_TEST(test_unasked_remote_invalidation)
+{
+	struct rpc_err e;
+	struct rpcrdma_msg m;
+	struct raw_pair p;
+	struct rpcrdma_stats a, b;
+	struct rpcrdma_opts no_r;
+
+	rpcrdma_opts_default(&no_r);
+	no_r.remote_inv = false;
+	for (int c = 0; c < 4; c++) {
+		uint32_t rkey;
+
+		raw_pair_r = c != 0;
+		clnt_base = c == 3 ? &no_r : NULL;
+		raw_pair_open(&p);
+		raw_pair_r = true;
+		clnt_base = NULL;
+		if (!rpcrdma_ep_windows(p.a.ep)) {
+			/* An MR cannot be invalidated remotely: the Send
+			 * would only break the responder's own QP. */
+			raw_pair_close(&p);
+			return;
+		}
+		a = stats_of(p.c.cl);
+		raw_pair_call(&p, &m);
+		rkey = m.segs[m.reply.first].handle;
+		/* c == 2: the next key of the same window, not this call's. */
+		raw_pair_reply(&p, &m, 0, c == 2 ? ((rkey & ~0xffu) |
+						    ((rkey + 1) & 0xffu))
+						  : rkey);
+		b = stats_of(p.c.cl);
+		if (c <= 1) {
+			ck_assert_int_eq(raw_pair_result(&p), RPC_SUCCESS);
+			b = stats_of(p.c.cl);
+			ck_assert_uint_eq(b.connects, 1);
+		} else {
+			ck_assert_int_eq(raw_pair_result(&p), RPC_CANTRECV);
+			clnt_geterr(p.c.cl, &e);
+			ck_assert_int_eq(e.re_errno, ENOTCONN);
+			b = stats_of(p.c.cl);
+		}
+		/* c == 2: rxe itself refuses a key that is not the
+		 * window's current one (the QP fails), or the client finds
+		 * the key is not the call's: the connection goes either
+		 * way, and nothing is invalidated locally. */
+		if (c != 2 && c != 3)
+			ck_assert_uint_ge(b.remote_invalidations -
+						  a.remote_invalidations, 1);
+		ck_assert_uint_eq(b.local_invalidations,
+				  a.local_invalidations);
+		raw_pair_close(&p);
+	}
+}
+END_TEST
+
+/*
+ * A reply's chunk lists must be what the call offered (RFC 8166 section
+ * 3.4.6): more bytes than the chunk holds, more segments than offered, a
+ * segment the call never named, data in a chunk that the results do not
+ * take, a read list, a reply chunk with RDMA_MSG or elsewhere than
+ * offered fail that call (RPC_CANTDECODERES), never mix bytes into it,
+ * and the connection carries the next call. A chunk returned unused
+ * (length 0) is fine.
+ */
+START_TEST(test_bad_write_list)
+{
+	struct rpcrdma_proc_ddp d = { P_NULL, 1, 4096 };
+	struct rpcrdma_segment g[2];
+	struct rpcrdma_msg m;
+	struct raw_pair p;
+
+	raw_pair_open(&p);
+	ck_assert(clnt_control(p.c.cl, CLSET_RDMA_PROC_DDP, (char *)&d));
+	for (int c = 0; c < 5; c++) {
+		uint32_t n = 1;
+
+		raw_pair_call(&p, &m);
+		ck_assert_uint_eq(m.nwrites, 1);
+		ck_assert_uint_eq(m.writes[0].nsegs, 1);
+		g[0] = m.segs[m.writes[0].first];
+		ck_assert_uint_eq(g[0].length, 4096);
+		switch (c) {
+		case 0:		/* more than offered */
+			g[0].length = 4100;
+			break;
+		case 1:		/* more segments than offered */
+			g[1] = g[0];
+			g[0].length = 8;
+			g[1].length = 8;
+			n = 2;
+			break;
+		case 2:		/* a segment the call never named */
+			g[0].offset += 64;
+			g[0].length = 8;
+			break;
+		case 3:		/* data nobody decodes */
+			g[0].length = 100;
+			break;
+		case 4:		/* unused: the call succeeds */
+			g[0].length = 0;
+			break;
+		}
+		raw_pair_reply_writes(&p, &m, g, n, NULL, 0);
+		ck_assert_int_eq(raw_pair_result(&p),
+				 c == 4 ? RPC_SUCCESS : RPC_CANTDECODERES);
+	}
+	/* Other lists a reply may not carry (conformance review 13): a
+	 * read list; a reply chunk with RDMA_MSG; with RDMA_NOMSG a reply
+	 * chunk at another address than offered. */
+	for (int c = 0; c < 3; c++) {
+		struct rpcrdma_segment r;
+		uint32_t w[32];
+		size_t k = 0;
+		struct iovec iov;
+
+		raw_pair_call(&p, &m);
+		r = m.segs[m.reply.first];
+		w[k++] = m.xid; w[k++] = 1; w[k++] = m.credits;
+		w[k++] = c == 2 ? RPCRDMA_NOMSG : RPCRDMA_MSG;
+		if (c == 0) {
+			w[k++] = 1; w[k++] = 4;
+			w[k++] = r.handle; w[k++] = 4; w[k++] = 0; w[k++] = 0;
+		}
+		w[k++] = 0;			/* read list ends */
+		w[k++] = 0;			/* no write list */
+		if (c == 0) {
+			w[k++] = 0;		/* no reply chunk */
+		} else {
+			w[k++] = 1; w[k++] = 1;
+			w[k++] = r.handle;
+			w[k++] = c == 1 ? 0 : 28;
+			w[k++] = (uint32_t)(r.offset >> 32);
+			w[k++] = (uint32_t)r.offset + (c == 2 ? 64 : 0);
+		}
+		if (c != 2) {
+			w[k++] = m.xid; w[k++] = 1; w[k++] = 0; w[k++] = 0;
+			w[k++] = 0; w[k++] = 0;
+		}
+		for (size_t i = 0; i < k; i++)
+			w[i] = htonl(w[i]);
+		iov.iov_base = w;
+		iov.iov_len = k * 4;
+		ck_assert_int_eq(rpcrdma_ep_send(p.a.ep, &iov, 1, 0), 0);
+		ck_assert_int_eq(raw_pair_result(&p), RPC_CANTDECODERES);
+	}
+	raw_pair_call(&p, &m);
+	raw_pair_reply(&p, &m, 0, 0);
+	ck_assert_int_eq(raw_pair_result(&p), RPC_SUCCESS);
+	ck_assert_uint_eq(stats_of(p.c.cl).connects, 1);
+	raw_pair_close(&p);
+}
+END_TEST
+
+void t_clnt_add_raw(TCase *tc)
+{
+	tcase_add_test(tc, test_reply_window);
+	tcase_add_test(tc, test_duplicate_reply);
+	tcase_add_test(tc, test_unasked_remote_invalidation);
+	tcase_add_test(tc, test_bad_write_list);
+}
