@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Test support: a synchronous RDMA Read / Write on an engine endpoint
- * (rpcrdma_ep_read / _write, ep_sync.h), for tests/vm/t_engine.c and
+ * (rpcrdma_ep_read / _write, ep_sync.h), for tests/vm/t_engine_rdma.c and
  * t_clnt.c, which play a peer that moves bytes by hand. It was the
  * engine's once; the library uses completion-driven transfers
  * (engine/xfer.c) only. It posts through the engine's send queue
