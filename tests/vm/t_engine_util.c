@@ -55,7 +55,7 @@ void setup(void)
 }
 
 struct rpcrdma_ep_opts mkopts(uint32_t snd, uint32_t rcv,
-				     uint32_t credits, bool pvt)
+			      uint32_t credits, bool pvt)
 {
 	struct rpcrdma_ep_opts o = {
 		.inline_send = snd,
@@ -103,7 +103,7 @@ static void *srv_main(void *arg)
 }
 
 void srv_start(struct srv *s, const struct rpcrdma_ep_opts *o,
-		      bool cycle)
+	       bool cycle)
 {
 	memset(s, 0, sizeof(*s));
 	s->cycle = cycle;
@@ -125,8 +125,8 @@ struct sockaddr_in srv_dst(const struct srv *s)
 
 /* Connects a client with co to a listener with so; both endpoints out. */
 void pair_connect(const struct rpcrdma_ep_opts *co,
-			 const struct rpcrdma_ep_opts *so, struct srv *s,
-			 struct rpcrdma_ep **cep)
+		  const struct rpcrdma_ep_opts *so, struct srv *s,
+		  struct rpcrdma_ep **cep)
 {
 	struct sockaddr_in dst;
 
@@ -152,7 +152,7 @@ void pair_destroy(struct srv *s, struct rpcrdma_ep *cep)
 }
 
 void check_inline(const struct rpcrdma_ep *ep, uint32_t snd,
-			 uint32_t rcv, bool sent)
+		  uint32_t rcv, bool sent)
 {
 	const struct rpcrdma_inline *in = rpcrdma_ep_inline(ep);
 

@@ -251,7 +251,7 @@ static const size_t kind_len[K_NKINDS] = { 0, 1000, 65536, BIG };
 static atomic_bool w_stop;
 
 enum clnt_stat do_call(CLIENT *cl, enum kind k, uint32_t seed,
-			      int *wrong)
+		       int *wrong)
 {
 	struct timeval tv = { TMO_S, 0 };
 	enum clnt_stat st;
@@ -330,7 +330,7 @@ static int ok_since(const struct worker *w, double t)
 /* Waits (bounded) until every worker had `want` successes started after
  * t; false when the bound passed. */
 bool workers_recovered(struct worker *w, int n, double t, int want,
-			      double max_s)
+		       double max_s)
 {
 	double t0 = now_ms();
 
@@ -364,7 +364,7 @@ bool conn_error(enum clnt_stat st)
  * after it a success or a connection error; never bytes that differ.
  */
 void judge(const struct worker *w, const double *t_fault, int nf,
-		  struct verdict *v)
+	   struct verdict *v)
 {
 	ck_assert_int_eq(w->wrong, 0);
 	for (int i = 0; i < w->n; i++) {
@@ -460,7 +460,7 @@ void q_pair(int from, uint16_t port, int *cq, int *sq)
  * that had failed by then, before the test fails.
  */
 void gone_before_fault(const char *who, int qi, CLIENT *cl,
-			      struct worker *w, int n)
+		       struct worker *w, int n)
 {
 	struct rpcrdma_stats cs = stats_of(cl), gs;
 
