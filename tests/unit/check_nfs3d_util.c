@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * check_nfs3d's shared helpers, no tests: the server's directory, process,
+ * ports and descriptor count, the two clients and the root handle; the
+ * server's start and stop (with its descriptor and exit checks), the
+ * checked fixture setup / teardown, and the CREATE and GETATTR helpers.
+ */
+#define _GNU_SOURCE
+#include <check.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <rpc/rpc.h>
+#include "nfs3_prot.h"
+#include "nfs3d_util.h"
+
+char dir[] = "/tmp/check_nfs3d.XXXXXX";
+static pid_t srv = -1;
+static uint16_t nfs_port, mnt_port;
+CLIENT *nfs, *mnt;
+nfs_fh3 root;
+static int srv_fds; /* the server's open files once both clients are in */
+
+static int count_fds(pid_t pid)
+{
+	char path[64], cmd[96];
+	int n = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+	snprintf(cmd, sizeof(cmd), "ls %s | wc -l", path);
+	f = popen(cmd, "r");
+	if (f) {
+		if (fscanf(f, "%d", &n) != 1)
+			n = -1;
+		pclose(f);
+	}
+	return n;
+}
+
+#ifdef __SANITIZE_ADDRESS__
+/* The client side keeps its results (handles, lists) to the end of each
+ * forked test: leaks of this process are not what is tested. The
+ * server's memory errors still abort it, which fails the test. */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void)
+{
+	return "detect_leaks=0";
+}
+#endif
+
+static uint16_t free_port(void)
+{
+	struct sockaddr_in sa = {.sin_family = AF_INET};
+	socklen_t len = sizeof(sa);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
+	close(fd);
+	return ntohs(sa.sin_port);
+}
+
+static CLIENT *connect_to(uint16_t port, rpcprog_t prog)
+{
+	struct sockaddr_in sa = {.sin_family = AF_INET,
+				 .sin_port = htons(port)};
+	int fd = RPC_ANYSOCK;
+	CLIENT *c = NULL;
+
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	/* The server may still be starting: try for 5 s. */
+	for (int i = 0; i < 100 && !c; i++) {
+		fd = RPC_ANYSOCK;
+		c = clnttcp_create(&sa, prog, 3, &fd, 2 << 20, 2 << 20);
+		if (!c)
+			usleep(50000);
+	}
+	ck_assert_ptr_nonnull(c);
+	auth_destroy(c->cl_auth);
+	c->cl_auth = authunix_create_default();
+	return c;
+}
+
+const char *export_opts = "rw"; /* nfs3d -o */
+
+void start_server(void)
+{
+	char np[8], mp[8];
+
+	nfs_port = free_port();
+	mnt_port = free_port();
+	snprintf(np, sizeof(np), "%u", nfs_port);
+	snprintf(mp, sizeof(mp), "%u", mnt_port);
+	srv = fork();
+	ck_assert_int_ge(srv, 0);
+	if (srv == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(null, STDOUT_FILENO);
+		execl("./nfs/nfs3d", "nfs3d", "-n", "tcp", "-R", "-a",
+		      "127.0.0.1", "-t", np, "-m", mp, "-o", export_opts, dir,
+		      (char *)NULL);
+		_exit(127);
+	}
+	mnt = connect_to(mnt_port, MOUNT_PROGRAM);
+	nfs = connect_to(nfs_port, NFS_PROGRAM);
+	/* The server has taken both connections once a call was answered. */
+	ck_assert_int_eq(nfsproc3_null_3(NULL, NULL, nfs), RPC_SUCCESS);
+	ck_assert_int_eq(mountproc3_null_3(NULL, NULL, mnt), RPC_SUCCESS);
+	srv_fds = count_fds(srv);
+	ck_assert_int_gt(srv_fds, 0);
+}
+
+void stop_server(void)
+{
+	int st;
+
+	/* Every descriptor a call opened was closed again, error paths
+	 * included. */
+	if (srv > 0 && nfs)
+		ck_assert_int_eq(count_fds(srv), srv_fds);
+	if (nfs) {
+		auth_destroy(nfs->cl_auth);
+		clnt_destroy(nfs);
+	}
+	if (mnt) {
+		auth_destroy(mnt->cl_auth);
+		clnt_destroy(mnt);
+	}
+	nfs = mnt = NULL;
+	if (srv > 0) {
+		/* Still alive after everything it was sent. */
+		ck_assert_int_eq(waitpid(srv, &st, WNOHANG), 0);
+		kill(srv, SIGTERM);
+		ck_assert_int_eq(waitpid(srv, &st, 0), srv);
+		ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	}
+	srv = -1;
+}
+
+void setup(void)
+{
+	mountres3 mr;
+	dirpath p = dir;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	start_server();
+	memset(&mr, 0, sizeof(mr));
+	ck_assert_int_eq(mountproc3_mnt_3(&p, &mr, mnt), RPC_SUCCESS);
+	ck_assert_int_eq(mr.fhs_status, MNT3_OK);
+	root.data.data_len = mr.mountres3_u.mountinfo.fhandle.fhandle3_len;
+	root.data.data_val = mr.mountres3_u.mountinfo.fhandle.fhandle3_val;
+}
+
+void teardown(void)
+{
+	char cmd[128];
+
+	stop_server();
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	ck_assert_int_eq(system(cmd), 0);
+	strcpy(dir, "/tmp/check_nfs3d.XXXXXX");
+}
+
+/* CREATE dir/leaf (UNCHECKED, mode 0644): its handle. */
+nfs_fh3 create(nfs_fh3 d, const char *leaf)
+{
+	nfs_fh3 fh;
+
+	ck_assert_int_eq(create_st(d, leaf, 0644, &fh), NFS3_OK);
+	return fh;
+}
+
+nfsstat3 getattr(nfs_fh3 fh)
+{
+	GETATTR3args a = {fh};
+	GETATTR3res r;
+
+	CALL(nfsproc3_getattr_3, &a, &r);
+	return r.status;
+}
+
+nfsstat3 create_st(nfs_fh3 d, const char *leaf, mode_t mode,
+			  nfs_fh3 *fh)
+{
+	CREATE3args a;
+	CREATE3res r;
+
+	memset(&a, 0, sizeof(a));
+	a.where.dir = d;
+	a.where.name = (char *)leaf;
+	a.how.mode = UNCHECKED;
+	a.how.createhow3_u.obj_attributes.mode.set_it = TRUE;
+	a.how.createhow3_u.obj_attributes.mode.set_mode3_u.mode = mode;
+	CALL(nfsproc3_create_3, &a, &r);
+	if (r.status == NFS3_OK && fh) {
+		ck_assert(r.CREATE3res_u.resok.obj.handle_follows);
+		*fh = r.CREATE3res_u.resok.obj.post_op_fh3_u.handle;
+	}
+	return r.status;
+}

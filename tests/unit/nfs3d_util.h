@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Shared by the check_nfs3d sources (check_nfs3d.c, check_nfs3d_ops.c,
+ * check_nfs3d_cred.c): the server and client state the tests use, the
+ * fixture, the server's start and stop, and the CREATE / GETATTR helpers,
+ * all defined once in check_nfs3d_util.c. (Not named check_nfs3d.h:
+ * .gitignore ignores tests/unit/check_* but for .c files.)
+ */
+#ifndef NFS3D_UTIL_H
+#define NFS3D_UTIL_H
+
+#include <check.h>
+#include <string.h>
+#include <sys/types.h>
+#include <rpc/rpc.h>
+#include "nfs3_prot.h"
+
+extern char dir[];
+extern CLIENT *nfs, *mnt;
+extern nfs_fh3 root;
+extern const char *export_opts; /* nfs3d -o */
+
+#define XP(f) ((xdrproc_t)(void (*)(void))(f))
+
+#define CALL(proc, a, r)                                                       \
+	do {                                                                   \
+		memset((r), 0, sizeof(*(r)));                                  \
+		ck_assert_int_eq(proc((a), (r), nfs), RPC_SUCCESS);            \
+	} while (0)
+
+void start_server(void);
+void stop_server(void);
+void setup(void);
+void teardown(void);
+
+nfsstat3 create_st(nfs_fh3 d, const char *leaf, mode_t mode,
+			  nfs_fh3 *fh);
+
+/* CREATE dir/leaf (UNCHECKED, mode 0644): its handle. */
+nfs_fh3 create(nfs_fh3 d, const char *leaf);
+nfsstat3 getattr(nfs_fh3 fh);
+
+/* The tests of check_nfs3d_ops.c and check_nfs3d_cred.c, added to the
+ * one TCase "tcp" at their places in its order. */
+void nfs3d_add_ops(TCase *tc);
+void nfs3d_add_credentials(TCase *tc);
+
+#endif /* NFS3D_UTIL_H */
