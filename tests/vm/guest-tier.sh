@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # The guest tier of make check: for each kernel of RPCRDMA_VM_KERNELS
 # (default "backports"; tools/test.sh, and so CI, sets "backports stable"),
 # one boot of the Soft-RoCE guest (tests/vm/run --kernel K) running every
@@ -11,58 +11,124 @@
 # TCG; a boot whose guest kernel crashed runs once more, and its line says
 # so: tests/vm/run --crash-retry). The last line adds up every boot's
 # tests: "N passed, M failed".
+#
+# RPCRDMA_VM_JOBS boots run at once (default 1; tools/test.sh, and so CI,
+# sets 2): a TCG guest keeps about one host core busy, so on 2 cores two
+# boots take little longer than one. Each boot then writes its output to
+# tests/vm/runner-TAG.out, printed whole when it ends, and keeps its
+# results in tests/vm/results (the first boot) or tests/vm/results-TAG;
+# each is bounded by RPCRDMA_VM_TIMEOUT (default 1500 s, 2400 s with
+# more than one job). RPCRDMA_VM_ASAN_BUILD names a build directory made
+# with --enable-sanitizers: one more boot (6.12, rxe) runs the suites of
+# RPCRDMA_VM_ASAN_SUITES from it. The suites' tcp controls and the
+# suites marked "# vm-first-boot-only" run in the first boot only
+# (RPCRDMA_T_CONTROLS=0 in the others): on a second kernel or provider
+# they prove nothing new about this library.
 here=$(cd "$(dirname "$0")" && pwd) || exit 99
 mkdir -p tests/vm || exit 99
 kernels=${RPCRDMA_VM_KERNELS:-backports}
-worst=0
-passed=0
-failed=0
+jobs=${RPCRDMA_VM_JOBS:-1}
+case "$jobs" in ''|*[!0-9]*|0) jobs=1 ;; esac
+if [ "$jobs" -gt 1 ]; then tmo=${RPCRDMA_VM_TIMEOUT:-2400}; else tmo=${RPCRDMA_VM_TIMEOUT:-1500}; fi
 boots=
 for k in $kernels; do boots="$boots $k:rxe"; done
 for k in ${RPCRDMA_VM_SIW_KERNELS:-}; do boots="$boots $k:siw"; done
-# The tcp controls of the suites (nfs3d's, nfs3c's against nfsd, the kv
-# demo's) run in the first boot only: on a second kernel or provider
-# they prove nothing new about this library (RPCRDMA_T_CONTROLS).
-first=1
-for b in $boots; do
-	if [ "$first" = 1 ]; then
-		export RPCRDMA_T_CONTROLS=${RPCRDMA_T_CONTROLS:-1}
-	else
-		export RPCRDMA_T_CONTROLS=0
-	fi
-	first=0
+[ -n "${RPCRDMA_VM_ASAN_BUILD:-}" ] && boots="$boots backports:asan"
+
+# One boot at a time: its output shown as it comes; several: kept until
+# the boot ends (interleaved lines would say nothing).
+show() {
+	if [ "$jobs" -gt 1 ]; then cat; else tee /dev/stderr; fi
+}
+
+# One boot: its output to tests/vm/runner-TAG.out, its verdict line to
+# tests/vm/verdict-TAG ("rc|passed|failed|line").
+boot() {
+	b=$1 first=$2
 	k=${b%%:*}
 	prov=${b#*:}
 	tag=$k
 	[ "$prov" = rxe ] || tag=$k-$prov
 	log=$PWD/tests/vm/console-$tag.log
 	out=$PWD/tests/vm/runner-$tag.out
-	rm -f "$log"
-	echo "=== guest tier on the $k kernel ($prov)"
+	rm -f "$log" "$out" "tests/vm/verdict-$tag"
+	if [ "$first" = 1 ]; then
+		ctl=${RPCRDMA_T_CONTROLS:-1}
+		res=$PWD/tests/vm/results
+	else
+		ctl=0
+		res=$PWD/tests/vm/results-$tag
+	fi
 	start=$(date +%s)
-	"$here/run" --kernel "$k" --provider "$prov" \
-		--timeout "${RPCRDMA_VM_TIMEOUT:-1500}" \
-		--log "$log" --crash-retry -- "$here/runner.sh" | tee "$out"
-	rc=$?
-	# tee's status hides run's: take it from the runner's summary.
+	if [ "$prov" = asan ]; then
+		# shellcheck disable=SC2086
+		(cd "$RPCRDMA_VM_ASAN_BUILD" &&
+			RPCRDMA_T_CONTROLS=$ctl RPCRDMA_T_RESULTS=$res \
+			"$here/run" --kernel "$k" --provider rxe --timeout "$tmo" \
+			--log "$log" --crash-retry -- "$here/runner.sh" \
+			${RPCRDMA_VM_ASAN_SUITES:-}) 2>&1 | show >"$out"
+	else
+		RPCRDMA_T_CONTROLS=$ctl RPCRDMA_T_RESULTS=$res \
+			"$here/run" --kernel "$k" --provider "$prov" --timeout "$tmo" \
+			--log "$log" --crash-retry -- "$here/runner.sh" 2>&1 | show >"$out"
+	fi
+	# run's status: taken from the runner's summary.
+	rc=0
 	sum=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$out" | tail -n 1)
 	[ -n "$sum" ] || { rc=125; sum="0 passed, 1 failed"; }
 	case "$sum" in "0 passed, 0 failed") rc=1 ;; *", 0 failed") ;; *) rc=1 ;; esac
 	p=${sum%% passed*}
 	f=${sum#*, }
 	f=${f%% failed}
-	passed=$((passed + p))
-	failed=$((failed + f))
 	kv=$(sed -n 's/^runner: guest kernel //p' "$out" | head -n 1)
 	crash=$(grep -m1 '^run: the guest kernel crashed' "$out")
-	echo "guest tier ($tag, ${kv:-kernel unknown}, $prov): $(($(date +%s) - start)) s, $sum${crash:+ (${crash#run: })}"
-	if [ "$rc" = 0 ]; then
-		rm -f "$log"
+	line="guest tier ($tag, ${kv:-kernel unknown}, $prov): $(($(date +%s) - start)) s, $sum${crash:+ (${crash#run: })}"
+	[ "$rc" = 0 ] && rm -f "$log"
+	echo "$rc|$p|$f|$line" >"tests/vm/verdict-$tag"
+}
+
+tag_of() {
+	case "${1#*:}" in rxe) echo "${1%%:*}" ;; *) echo "${1%%:*}-${1#*:}" ;; esac
+}
+
+# Start the boots, at most $jobs at once, in the order given.
+first=1
+pids=
+for b in $boots; do
+	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do sleep 5; done
+	echo "=== guest tier on the ${b%%:*} kernel (${b#*:}), started at $(date +%T)"
+	if [ "$jobs" -gt 1 ]; then
+		boot "$b" "$first" &
+		pids="$pids $!"
 	else
-		echo "guest tier ($tag): guest console log kept in $log"
+		boot "$b" "$first" 2>&1
+	fi
+	first=0
+done
+# shellcheck disable=SC2086
+[ -z "$pids" ] || wait $pids
+
+worst=0
+passed=0
+failed=0
+for b in $boots; do
+	tag=$(tag_of "$b")
+	if [ "$jobs" -gt 1 ]; then
+		echo "=== guest tier on the ${b%%:*} kernel (${b#*:}): its output"
+		cat "tests/vm/runner-$tag.out"
+	fi
+	v=$(cat "tests/vm/verdict-$tag" 2>/dev/null) || v="125|0|1|guest tier ($tag): no verdict"
+	rc=${v%%|*}; v=${v#*|}
+	p=${v%%|*}; v=${v#*|}
+	f=${v%%|*}; line=${v#*|}
+	echo "$line"
+	passed=$((passed + p))
+	failed=$((failed + f))
+	if [ "$rc" != 0 ]; then
+		echo "guest tier ($tag): guest console log kept in $PWD/tests/vm/console-$tag.log"
 		worst=1
 	fi
-	rm -f "$out"
+	rm -f "tests/vm/runner-$tag.out" "tests/vm/verdict-$tag"
 done
 echo "$passed passed, $failed failed"
 exit $worst

@@ -20,11 +20,17 @@
 #   RPCRDMA_ADDR_A, RPCRDMA_ADDR_B  rxe0's and rxe1's IPv4 addresses
 #   RPCRDMA_BUILDDIR   the top build directory (also the cwd)
 #   RPCRDMA_SRCDIR     the top source directory
-#   RPCRDMA_VM_RESULTS a directory for results to keep (in the build dir)
+#   RPCRDMA_VM_RESULTS a directory for results to keep (in the build dir;
+#                      RPCRDMA_T_RESULTS names another, for boots that
+#                      run at once)
+#
+# A file with a line "# vm-first-boot-only: WHY" is skipped (SKIP) when
+# RPCRDMA_T_CONTROLS=0, which guest-tier.sh sets in every boot but the
+# first: it proves nothing new on a second kernel or provider.
 here=$(cd "$(dirname "$0")" && pwd)
 export RPCRDMA_SRCDIR=${RPCRDMA_SRCDIR:-$(cd "$here/../.." && pwd)}
 export RPCRDMA_BUILDDIR=${RPCRDMA_BUILDDIR:-$PWD}
-export RPCRDMA_VM_RESULTS=${RPCRDMA_VM_RESULTS:-$RPCRDMA_BUILDDIR/tests/vm/results}
+export RPCRDMA_VM_RESULTS=${RPCRDMA_VM_RESULTS:-${RPCRDMA_T_RESULTS:-$RPCRDMA_BUILDDIR/tests/vm/results}}
 mkdir -p "$RPCRDMA_VM_RESULTS"
 cd "$RPCRDMA_BUILDDIR" || exit 1
 
@@ -90,6 +96,12 @@ for t in "$here"/t/*.sh; do
 			[ "$n" = "$name" ] || [ "$n" = "${name#*-}" ] && want=1
 		done
 		[ "$want" = 1 ] || continue
+	fi
+	if [ "${RPCRDMA_T_CONTROLS:-1}" = 0 ] &&
+		grep -q '^# vm-first-boot-only' "$t"; then
+		echo "--- $name: $(sed -n 's/^# vm-first-boot-only: *//p' "$t" | head -n 1)"
+		echo "SKIP: $name (first boot only)"
+		continue
 	fi
 	limit=$(sed -n 's/^# vm-timeout: *\([0-9][0-9]*\).*/\1/p' "$t" | head -n 1)
 	limit=${limit:-120}

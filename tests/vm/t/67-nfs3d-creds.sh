@@ -11,6 +11,7 @@
 # the kernel's rsize/wsize come within the 256 KiB messages (FSINFO from
 # rpcrdma_svc_limits), with a 3 MiB file read back intact.
 # vm-timeout: 300
+# vm-first-boot-only: nfs3d's credential handling over the transport paths 66-nfs3d takes on every boot
 for c in rpcbind mount.nfs umount cmp setpriv; do
 	command -v $c >/dev/null || { echo "$c not installed"; exit 77; }
 done
