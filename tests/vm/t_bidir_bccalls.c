@@ -279,17 +279,20 @@ START_TEST(test_hostile_bc_calls)
 
 	/* 9 sleeping calls at once against a grant of 8: the ninth is
 	 * dropped as the forward caller's poll takes it, while the service
-	 * thread sleeps in the first. */
+	 * thread sleeps in the first. Each sleeps 2 s: the nine sends must
+	 * all land within the first call's sleep, and under TCG with two
+	 * guests on the host they took more than the 500 ms once used
+	 * (the ninth was then answered). */
 	for (uint32_t i = 0; i < 9; i++) {
 		const uint32_t sl[11] = { x + 16 + i, CALL, 2, CB_PROG, 1,
-					  CB_SLEEP, 0, 0, 0, 0, 500 };
+					  CB_SLEEP, 0, 0, 0, 0, 2000 };
 		uint32_t w[7 + 11] = { x + 16 + i, 1, 8, RPCRDMA_MSG, 0, 0,
 				       0 };
 
 		memcpy(&w[7], sl, sizeof(sl));
 		raw_send(r.ep, w, 18);
 	}
-	rawsrv_wait(&r, 3 + 8, 15000);
+	rawsrv_wait(&r, 3 + 8, 40000);
 	usleep(1000000);
 	ck_assert_uint_eq(atomic_load(&r.nrep), 3 + 8);
 	null_loop_stop(&fl);

@@ -175,12 +175,12 @@ START_TEST(test_cycles)
 	 * as a pending one the listener frees on DISCONNECTED: either way
 	 * every fd comes back. */
 	t0 = now_ms();
-	while (count_fds() != fds0 && now_ms() - t0 < 20000)
+	while (count_fds() > fds0 && now_ms() - t0 < 20000)
 		poll(NULL, 0, 10);
 	/* The kernel's own objects may go a little later than our fds
 	 * (rxe frees a QP from its tasks): a leak stays, lag does not. */
-	while ((rdma_res_count("qp") != qp0 || rdma_res_count("mr") != mr0 ||
-		rdma_res_count("cq") != cq0 || rdma_res_count("pd") != pd0) &&
+	while ((rdma_res_count("qp") > qp0 || rdma_res_count("mr") > mr0 ||
+		rdma_res_count("cq") > cq0 || rdma_res_count("pd") > pd0) &&
 	       now_ms() - t0 < 20000)
 		poll(NULL, 0, 100);
 	s.stop = true;
@@ -188,13 +188,17 @@ START_TEST(test_cycles)
 	ck_assert_int_eq(s.err, 0);
 	ck_assert_int_le(s.accepted, NCYCLES + 1);
 	ck_assert_int_ge(s.accepted, NCYCLES / 2);
-	ck_assert_int_eq(count_fds(), fds0);
-	/* No verbs object left behind (the rdma tool counts the kernel's),
+	/* At most fds0: the count taken after the first cycle may still
+	 * hold that cycle's server endpoint (the listener thread had not
+	 * destroyed it yet: 12 then 10 seen under load); a leak only grows. */
+	ck_assert_int_le(count_fds(), fds0);
+	/* No verbs object left behind (the rdma tool counts the kernel's;
+	 * at most the first cycle's count, as for the fds),
 	 * no memory growth beyond noise (each endpoint holds ~330 KiB). */
-	ck_assert_int_eq(rdma_res_count("mr"), mr0);
-	ck_assert_int_eq(rdma_res_count("qp"), qp0);
-	ck_assert_int_eq(rdma_res_count("cq"), cq0);
-	ck_assert_int_eq(rdma_res_count("pd"), pd0);
+	ck_assert_int_le(rdma_res_count("mr"), mr0);
+	ck_assert_int_le(rdma_res_count("qp"), qp0);
+	ck_assert_int_le(rdma_res_count("cq"), cq0);
+	ck_assert_int_le(rdma_res_count("pd"), pd0);
 	ck_assert_int_ge(mr0, 0);
 #ifndef __SANITIZE_ADDRESS__	/* ASan's quarantine holds freed memory */
 	ck_assert_int_lt(rss_kib() - rss0, 4096);
