@@ -80,6 +80,8 @@ leftovers() {
 }
 passed=0
 failed=0
+first_why=
+rerun_names=
 deadline=
 if [ -n "${RPCRDMA_VM_DEADLINE:-}" ]; then
 	# Slack for the runner's own forks, slow in a loaded TCG guest.
@@ -116,7 +118,9 @@ for t in "$here"/t/*.sh; do
 		fi
 		[ "$limit" -le "$left" ] || limit=$left
 	fi
-	echo "=== $name (limit ${limit} s)"
+	attempt=1
+	while :; do
+	echo "=== $name (limit ${limit} s)${first_why:+, run again}"
 	out=$outs/$name.out
 	t0=$(date +%s)
 	# To a file, not through a pipe (a daemon a suite leaves behind must
@@ -138,7 +142,14 @@ for t in "$here"/t/*.sh; do
 	d=$(($(softnet_drops) - drops_before))
 	[ "$d" = 0 ] || echo "--- $name: the network stack dropped $d packets"
 	case "$rc" in
-	0) echo "PASS: $name"; passed=$((passed + 1)) ;;
+	0)	if [ -n "$first_why" ]; then
+			echo "--- $name: FLAKY: failed, then passed when run again; the first failure: $first_why"
+			echo "PASS: $name (run again)"
+			rerun_names="$rerun_names $name"
+		else
+			echo "PASS: $name"
+		fi
+		passed=$((passed + 1)) ;;
 	77) echo "SKIP: $name" ;;
 	*) [ "$rc" = 124 ] || [ "$rc" = 137 ] &&
 		echo "--- $name: timed out after $limit s"
@@ -152,9 +163,30 @@ for t in "$here"/t/*.sh; do
 			why="timed out after $limit s; last: $why"
 		guest_state "$name"
 		why=$(printf '%s' "$why" | cut -c 1-240)
+		# When boots share the host (RPCRDMA_T_RERUN=1, guest-tier.sh
+		# with RPCRDMA_VM_JOBS > 1), a suite that failed, not by its
+		# time limit, runs once more if its limit still fits: timing
+		# assumptions break under the load of a second guest. It passes
+		# only if the second run passes, and says so (FLAKY, "run
+		# again", the tier's summary line): a flake is reported, never
+		# hidden.
+		if [ "${RPCRDMA_T_RERUN:-0}" = 1 ] && [ "$attempt" = 1 ] &&
+			[ "$rc" != 124 ] && [ "$rc" != 137 ] &&
+			{ [ -z "$deadline" ] ||
+			  [ $((deadline - 6 - $(date +%s))) -ge "$limit" ]; }; then
+			echo "--- $name: failed -- $why; running it once more (RPCRDMA_T_RERUN)"
+			first_why=$why
+			attempt=2
+			continue
+		fi
 		echo "FAIL: $name${why:+ -- $why}"; failed=$((failed + 1)) ;;
 	esac
+	break
+	done
+	first_why=
 done
 rm -rf "$outs"
+[ -z "$rerun_names" ] ||
+	echo "runner: passed only when run again (flaky):$rerun_names"
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ] && [ "$passed" -gt 0 ]
