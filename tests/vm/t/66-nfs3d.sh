@@ -192,12 +192,12 @@ fds0=$(fds_now)
 # Only in the guest tier's first boot (RPCRDMA_T_CONTROLS, which
 # guest-tier.sh sets to 0 for the boots after it): the tcp transport is
 # libtirpc's, and on a second kernel or provider it proves nothing new.
-rm -rf "${exp:?}"/* "${back:?}"/*
 nets="rdma tcp"
 if [ "${RPCRDMA_T_CONTROLS:-1}" = 0 ]; then
 nets=rdma
 say "tcp control: not in this boot (RPCRDMA_T_CONTROLS=0; the first boot runs it)"
 else
+rm -rf "${exp:?}"/* "${back:?}"/*
 do_mount tcp $TCP_PORT
 cp -a "$src/." "$mnt/" || die "copy in over tcp"
 remount tcp $TCP_PORT
