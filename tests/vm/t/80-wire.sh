@@ -7,7 +7,7 @@
 # chunk lists tshark sees for the known XIDs must be those sent.
 # The capture and tshark's view of it stay in $RPCRDMA_VM_RESULTS/wire.
 # Skipped (77) without tshark or tcpdump (tools/deps.sh installs both).
-# vm-timeout: 150
+# vm-timeout: 300
 for p in tcpdump tshark; do
 	command -v "$p" >/dev/null || { echo "$p not installed"; exit 77; }
 done
