@@ -17,7 +17,7 @@
 # boots take little longer than one. Each boot then writes its output to
 # tests/vm/runner-TAG.out, printed whole when it ends, and keeps its
 # results in tests/vm/results (the first boot) or tests/vm/results-TAG;
-# each is bounded by RPCRDMA_VM_TIMEOUT (default 1500 s, 2400 s with
+# each is bounded by RPCRDMA_VM_TIMEOUT (default 1500 s, 3000 s with
 # more than one job). RPCRDMA_VM_ASAN_BUILD names a build directory made
 # with --enable-sanitizers: one more boot (6.12, rxe) runs the suites of
 # RPCRDMA_VM_ASAN_SUITES from it. The suites' tcp controls and the
@@ -31,7 +31,7 @@ mkdir -p tests/vm || exit 99
 kernels=${RPCRDMA_VM_KERNELS:-backports}
 jobs=${RPCRDMA_VM_JOBS:-1}
 case "$jobs" in ''|*[!0-9]*|0) jobs=1 ;; esac
-if [ "$jobs" -gt 1 ]; then tmo=${RPCRDMA_VM_TIMEOUT:-2400}; else tmo=${RPCRDMA_VM_TIMEOUT:-1500}; fi
+if [ "$jobs" -gt 1 ]; then tmo=${RPCRDMA_VM_TIMEOUT:-3000}; else tmo=${RPCRDMA_VM_TIMEOUT:-1500}; fi
 # Boots that share the host run a failed suite once more (runner.sh,
 # RPCRDMA_T_RERUN): a second guest's load breaks timing assumptions. It
 # is reported as FLAKY on the suite's line and the boot's, never hidden.
