@@ -8,7 +8,7 @@
 # (60-90 s and 30-40 s on 6.12 and 6.1 under TCG, the longer when the
 # host is shared; 110-185 s both under ASan). The cleanup case runs in
 # 71-cleanup.sh.
-# vm-timeout: 420
+# vm-timeout: 600
 env CK_RUN_CASE=faults ./tests/vm/t_faults
 rc=$?
 env CK_RUN_CASE=kills ./tests/vm/t_faults || rc=1
