@@ -1,27 +1,33 @@
 #!/bin/bash
-# The guest tier of make check: for each kernel of RPCRDMA_VM_KERNELS
-# (default "backports"; tools/test.sh, and so CI, sets "backports stable"),
-# one boot of the Soft-RoCE guest (tests/vm/run --kernel K) running every
-# guest test (tests/vm/runner.sh runs tests/vm/t/*.sh); then for each
-# kernel of RPCRDMA_VM_SIW_KERNELS (default none; CI sets "backports") one
-# boot running them all again on software iWARP (--provider siw). Run from
-# the top build directory, as automake does. The guest console log of a
-# failed boot is kept in tests/vm/console-K[-siw].log. RPCRDMA_VM_TIMEOUT
-# bounds each boot (default 1500 s: the tier takes about 12 to 17 minutes under
-# TCG; a boot whose guest kernel crashed runs once more, and its line says
-# so: tests/vm/run --crash-retry). The last line adds up every boot's
-# tests: "N passed, M failed".
+# The guest tier of make check: boots of the Soft-RoCE guest (tests/vm/run),
+# each running guest tests (tests/vm/runner.sh runs tests/vm/t/*.sh). Run
+# from the top build directory, as automake does.
+#
+# RPCRDMA_VM_BOOTS lists the boots, each KERNEL:KIND[:SUITES]: KERNEL is
+# "backports" (6.12) or "stable" (6.1); KIND is "rxe", "siw" (software
+# iWARP, --provider siw) or "asan" (rxe, the suites run from the build
+# directory RPCRDMA_VM_ASAN_BUILD, made with --enable-sanitizers); SUITES
+# is a comma-separated list of suite names (all when absent). A name that
+# matches no suite fails the tier. Without RPCRDMA_VM_BOOTS the boots are
+# every kernel of RPCRDMA_VM_KERNELS (default "backports") on rxe, every
+# kernel of RPCRDMA_VM_SIW_KERNELS (default none) on siw, and, when
+# RPCRDMA_VM_ASAN_BUILD is set, backports:asan running
+# RPCRDMA_VM_ASAN_SUITES: every suite in each. tools/test.sh (and so CI)
+# gives the list: the whole tier on one kernel, and on the others the
+# suites whose outcome depends on the kernel or the provider.
+#
+# The guest console log of a failed boot is kept in
+# tests/vm/console-TAG.log. RPCRDMA_VM_TIMEOUT bounds each boot (default
+# 1500 s, 3000 s with more than one job); a boot whose guest kernel
+# crashed runs once more from the suite that was running (tests/vm/run
+# --crash-retry, runner.sh), and its line says so. The last line adds up
+# every boot's tests: "N passed, M failed".
 #
 # RPCRDMA_VM_JOBS boots run at once (default 1; tools/test.sh, and so CI,
-# sets 2): a TCG guest keeps about one host core busy, so on 2 cores two
-# boots take little longer than one. Each boot then writes its output to
-# tests/vm/runner-TAG.out, printed whole when it ends, and keeps its
-# results in tests/vm/results (the first boot) or tests/vm/results-TAG;
-# each is bounded by RPCRDMA_VM_TIMEOUT (default 1500 s, 3000 s with
-# more than one job). RPCRDMA_VM_ASAN_BUILD names a build directory made
-# with --enable-sanitizers: one more boot (6.12, rxe) runs the suites of
-# RPCRDMA_VM_ASAN_SUITES from it. The suites' tcp controls and the
-# suites marked "# vm-first-boot-only" run in the first boot only
+# sets 2). Each boot then writes its output to tests/vm/runner-TAG.out,
+# printed whole when it ends, and keeps its results in tests/vm/results
+# (the first boot) or tests/vm/results-TAG. The suites' tcp controls and
+# the suites marked "# vm-first-boot-only" run in the first boot only
 # (RPCRDMA_T_CONTROLS=0 in the others): on a second kernel or provider
 # they prove nothing new about this library. With more than one job a
 # suite that fails runs once more and, if it then passes, is reported as
@@ -37,15 +43,43 @@ if [ "$jobs" -gt 1 ]; then tmo=${RPCRDMA_VM_TIMEOUT:-3000}; else tmo=${RPCRDMA_V
 # is reported as FLAKY on the suite's line and the boot's, never hidden.
 rerun=0
 [ "$jobs" -gt 1 ] && rerun=1
-boots=
-for k in $kernels; do boots="$boots $k:rxe"; done
-for k in ${RPCRDMA_VM_SIW_KERNELS:-}; do boots="$boots $k:siw"; done
-[ -n "${RPCRDMA_VM_ASAN_BUILD:-}" ] && boots="$boots backports:asan"
+boots=${RPCRDMA_VM_BOOTS:-}
+if [ -z "$boots" ]; then
+	for k in $kernels; do boots="$boots $k:rxe"; done
+	for k in ${RPCRDMA_VM_SIW_KERNELS:-}; do boots="$boots $k:siw"; done
+	if [ -n "${RPCRDMA_VM_ASAN_BUILD:-}" ]; then
+		a=$(echo ${RPCRDMA_VM_ASAN_SUITES:-} | tr ' ' ,)
+		boots="$boots backports:asan${a:+:$a}"
+	fi
+fi
+# Every boot's kind is known and every suite it names exists: a typo
+# must not drop a suite unseen.
+for b in $boots; do
+	kind=${b#*:}; kind=${kind%%:*}
+	case "$kind" in rxe|siw) ;; asan)
+		[ -n "${RPCRDMA_VM_ASAN_BUILD:-}" ] || {
+			echo "guest tier: boot $b: RPCRDMA_VM_ASAN_BUILD is not set"; exit 99; } ;;
+	*) echo "guest tier: boot $b: kind '$kind' is not rxe, siw or asan"; exit 99 ;;
+	esac
+	case "$b" in *:*:*)
+		for n in $(echo "${b#*:*:}" | tr , ' '); do
+			ls "$here"/t/*.sh | grep -q -E "/([0-9]+-)?$n\.sh$" || {
+				echo "guest tier: boot $b: no suite '$n' in $here/t"; exit 99; }
+		done ;;
+	esac
+done
 
 # One boot at a time: its output shown as it comes; several: kept until
 # the boot ends (interleaved lines would say nothing).
 show() {
 	if [ "$jobs" -gt 1 ]; then cat; else tee /dev/stderr; fi
+}
+
+# A boot's tag: KERNEL, or KERNEL-KIND when the kind is not rxe.
+tag_of() {
+	local kind=${1#*:}
+	kind=${kind%%:*}
+	case "$kind" in rxe) echo "${1%%:*}" ;; *) echo "${1%%:*}-$kind" ;; esac
 }
 
 # One boot: its output to tests/vm/runner-TAG.out, its verdict line to
@@ -54,8 +88,9 @@ boot() {
 	b=$1 first=$2
 	k=${b%%:*}
 	prov=${b#*:}
-	tag=$k
-	[ "$prov" = rxe ] || tag=$k-$prov
+	suites=
+	case "$prov" in *:*) suites=$(echo "${prov#*:}" | tr , ' '); prov=${prov%%:*} ;; esac
+	tag=$(tag_of "$b")
 	log=$PWD/tests/vm/console-$tag.log
 	out=$PWD/tests/vm/runner-$tag.out
 	rm -f "$log" "$out" "tests/vm/verdict-$tag"
@@ -66,20 +101,19 @@ boot() {
 		ctl=0
 		res=$PWD/tests/vm/results-$tag
 	fi
-	start=$(date +%s)
+	dir=$PWD
+	vprov=$prov
 	if [ "$prov" = asan ]; then
-		# shellcheck disable=SC2086
-		(cd "$RPCRDMA_VM_ASAN_BUILD" &&
-			RPCRDMA_T_CONTROLS=$ctl RPCRDMA_T_RESULTS=$res \
-			RPCRDMA_T_RERUN=$rerun \
-			"$here/run" --kernel "$k" --provider rxe --timeout "$tmo" \
-			--log "$log" --crash-retry -- "$here/runner.sh" \
-			${RPCRDMA_VM_ASAN_SUITES:-}) 2>&1 | show >"$out"
-	else
-		RPCRDMA_T_CONTROLS=$ctl RPCRDMA_T_RESULTS=$res \
-			RPCRDMA_T_RERUN=$rerun "$here/run" --kernel "$k" --provider "$prov" --timeout "$tmo" \
-			--log "$log" --crash-retry -- "$here/runner.sh" 2>&1 | show >"$out"
+		dir=$RPCRDMA_VM_ASAN_BUILD
+		vprov=rxe
 	fi
+	start=$(date +%s)
+	# shellcheck disable=SC2086
+	(cd "$dir" &&
+		RPCRDMA_T_CONTROLS=$ctl RPCRDMA_T_RESULTS=$res \
+		RPCRDMA_T_RERUN=$rerun \
+		"$here/run" --kernel "$k" --provider "$vprov" --timeout "$tmo" \
+		--log "$log" --crash-retry -- "$here/runner.sh" $suites) 2>&1 | show >"$out"
 	# run's status: taken from the runner's summary.
 	rc=0
 	sum=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$out" | tail -n 1)
@@ -96,16 +130,13 @@ boot() {
 	echo "$rc|$p|$f|$line" >"tests/vm/verdict-$tag"
 }
 
-tag_of() {
-	case "${1#*:}" in rxe) echo "${1%%:*}" ;; *) echo "${1%%:*}-${1#*:}" ;; esac
-}
 
 # Start the boots, at most $jobs at once, in the order given.
 first=1
 pids=
 for b in $boots; do
 	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do sleep 5; done
-	echo "=== guest tier on the ${b%%:*} kernel (${b#*:}), started at $(date +%T)"
+	echo "=== guest tier: boot $b, started at $(date +%T)"
 	if [ "$jobs" -gt 1 ]; then
 		boot "$b" "$first" &
 		pids="$pids $!"
@@ -123,7 +154,7 @@ failed=0
 for b in $boots; do
 	tag=$(tag_of "$b")
 	if [ "$jobs" -gt 1 ]; then
-		echo "=== guest tier on the ${b%%:*} kernel (${b#*:}): its output"
+		echo "=== guest tier: boot $b: its output"
 		cat "tests/vm/runner-$tag.out"
 	fi
 	v=$(cat "tests/vm/verdict-$tag" 2>/dev/null) || v="125|0|1|guest tier ($tag): no verdict"

@@ -89,6 +89,20 @@ if [ -n "${RPCRDMA_VM_DEADLINE:-}" ]; then
 fi
 # In the guest's /run (a tmpfs), not on the host's disk it shares.
 outs=$(mktemp -d /run/rpcrdma-runner.XXXXXX) || exit 1
+# Each suite's verdict, kept on the host's disk: when the guest kernel
+# crashed and tests/vm/run --crash-retry boots again
+# (RPCRDMA_VM_CRASH_RETRY=1), the suites the crashed boot finished keep
+# their verdicts and the runner goes on from the one that was running.
+progress=$RPCRDMA_VM_RESULTS/runner.progress
+if [ "${RPCRDMA_VM_CRASH_RETRY:-0}" = 1 ] && [ -s "$progress" ]; then
+	echo "runner: the guest kernel crashed in the boot before this one; its verdicts stand, from the suite that was running on"
+else
+	: >"$progress"
+fi
+verdict() {	# LINE: printed, and kept for a boot after a crash
+	echo "$1"
+	echo "$name $1" >>"$progress"
+}
 for t in "$here"/t/*.sh; do
 	[ -f "$t" ] || continue
 	name=$(basename "$t" .sh)
@@ -99,10 +113,21 @@ for t in "$here"/t/*.sh; do
 		done
 		[ "$want" = 1 ] || continue
 	fi
+	was=$(grep -m 1 "^$name " "$progress" 2>/dev/null)
+	if [ -n "$was" ]; then
+		was=${was#* }
+		echo "$was (in the boot before the crash)"
+		case "$was" in
+		PASS*) passed=$((passed + 1)) ;;
+		FAIL*) failed=$((failed + 1)) ;;
+		esac
+		case "$was" in *"(run again)"*) rerun_names="$rerun_names $name" ;; esac
+		continue
+	fi
 	if [ "${RPCRDMA_T_CONTROLS:-1}" = 0 ] &&
 		grep -q '^# vm-first-boot-only' "$t"; then
 		echo "--- $name: $(sed -n 's/^# vm-first-boot-only: *//p' "$t" | head -n 1)"
-		echo "SKIP: $name (first boot only)"
+		verdict "SKIP: $name (first boot only)"
 		continue
 	fi
 	limit=$(sed -n 's/^# vm-timeout: *\([0-9][0-9]*\).*/\1/p' "$t" | head -n 1)
@@ -112,7 +137,7 @@ for t in "$here"/t/*.sh; do
 		left=$((deadline - 6 - $(date +%s)))
 		if [ "$left" -lt 10 ]; then
 			echo "--- $name: not run, the run's time is used up"
-			echo "FAIL: $name"
+			verdict "FAIL: $name"
 			failed=$((failed + 1))
 			continue
 		fi
@@ -144,13 +169,13 @@ for t in "$here"/t/*.sh; do
 	case "$rc" in
 	0)	if [ -n "$first_why" ]; then
 			echo "--- $name: FLAKY: failed, then passed when run again; the first failure: $first_why"
-			echo "PASS: $name (run again)"
+			verdict "PASS: $name (run again)"
 			rerun_names="$rerun_names $name"
 		else
-			echo "PASS: $name"
+			verdict "PASS: $name"
 		fi
 		passed=$((passed + 1)) ;;
-	77) echo "SKIP: $name" ;;
+	77) verdict "SKIP: $name" ;;
 	*) [ "$rc" = 124 ] || [ "$rc" = 137 ] &&
 		echo "--- $name: timed out after $limit s"
 		# The first failure the suite printed rides on its FAIL line,
@@ -179,7 +204,7 @@ for t in "$here"/t/*.sh; do
 			attempt=2
 			continue
 		fi
-		echo "FAIL: $name${why:+ -- $why}"; failed=$((failed + 1)) ;;
+		verdict "FAIL: $name${why:+ -- $why}"; failed=$((failed + 1)) ;;
 	esac
 	break
 	done
