@@ -364,7 +364,8 @@ grep -q '^rdma 20049$' /proc/fs/nfsd/portlist ||
 	echo "rdma 20049" >/proc/fs/nfsd/portlist ||
 	die "nfsd would not listen on rdma 20049"
 env -u RPCRDMA_MAX_MSG -u RPCRDMA_SRCADDR "$build/nfs/nfs3d" -a "$B" \
-	-p $N3_RDMA -t $N3_TCP -m $N3_MNT -T $NFS_THREADS -R "$nfs_top/nfs3d" \
+	-p $N3_RDMA -t $N3_TCP -m $N3_MNT -T $NFS_THREADS -R \
+	-o rw,insecure,no_root_squash "$nfs_top/nfs3d" \
 	>"$out/nfs.nfs3d.log" 2>&1 &
 n3pid=$!
 for _ in $(seq 100); do

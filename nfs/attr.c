@@ -171,7 +171,7 @@ void nfs3d_own_new(int dirfd, const char *leaf, const sattr3 *sa,
 {
 	struct nfs3d_cred c;
 
-	nfs3d_cred_of(rq, &c);
+	nfs3d_cred_of(rq, nfs3d_access(rq), &c);
 	/* A caller other than root created it as itself (cred.c); a server
 	 * not run as root cannot give objects away. */
 	if (c.uid != 0 || geteuid() != 0)

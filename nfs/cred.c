@@ -93,17 +93,23 @@ static int sys_resource(bool on)
 	return 0;
 }
 
-void nfs3d_cred_of(const struct svc_req *rq, struct nfs3d_cred *c)
+void nfs3d_cred_of(const struct svc_req *rq, const struct nfs3d_opts *o,
+		   struct nfs3d_cred *c)
 {
+	static const struct nfs3d_opts none = {.squash = NFS3D_SQUASH_ALL,
+					       .anonuid = 65534,
+					       .anongid = 65534};
 	const struct authunix_parms *au = NULL;
 
+	if (!o)
+		o = &none; /* not a client of the export: nobody */
 	memset(c, 0, sizeof(*c));
 	if (rq->rq_cred.oa_flavor == AUTH_SYS && rq->rq_clntcred)
 		au = (const struct authunix_parms *)rq->rq_clntcred;
-	if (!au || nfs3d_exp.squash == NFS3D_SQUASH_ALL ||
-	    (au->aup_uid == 0 && nfs3d_exp.squash == NFS3D_SQUASH_ROOT)) {
-		c->uid = nfs3d_exp.anonuid;
-		c->gid = nfs3d_exp.anongid;
+	if (!au || o->squash == NFS3D_SQUASH_ALL ||
+	    (au->aup_uid == 0 && o->squash == NFS3D_SQUASH_ROOT)) {
+		c->uid = o->anonuid;
+		c->gid = o->anongid;
 		return;
 	}
 	c->uid = au->aup_uid;
@@ -113,6 +119,16 @@ void nfs3d_cred_of(const struct svc_req *rq, struct nfs3d_cred *c)
 			  c->ngroups < NFS3D_MAX_GROUPS;
 	     i++)
 		c->groups[c->ngroups++] = (gid_t)au->aup_gids[i];
+	/* root_squash squashes the root group too, primary and
+	 * supplementary, as Linux's nfsd_setuser does: else a client reads
+	 * root-group files and makes setgid-root files. */
+	if (o->squash == NFS3D_SQUASH_ROOT) {
+		if (c->gid == 0)
+			c->gid = o->anongid;
+		for (unsigned int i = 0; i < c->ngroups; i++)
+			if (c->groups[i] == 0)
+				c->groups[i] = o->anongid;
+	}
 }
 
 bool nfs3d_cred_in_group(const struct nfs3d_cred *c, gid_t gid)

@@ -13,12 +13,16 @@
 #include <string.h>
 #include "nfs3d.h"
 
+_Static_assert((int)MNT3ERR_ACCES == (int)NFS3ERR_ACCES,
+	       "one ACCES status for both programs");
+
 void nfs3d_dispatch(const struct nfs3d_proc *tab, unsigned int n,
 		    struct nfs3d_counters *cnt, struct svc_req *rq,
 		    SVCXPRT *xprt)
 {
 	_Alignas(16) char args[NFS3D_ARGBUF];
 	_Alignas(16) char res[NFS3D_ARGBUF];
+	const struct nfs3d_opts *o;
 	const struct nfs3d_proc *p;
 	unsigned int k;
 	bool reply;
@@ -45,14 +49,24 @@ void nfs3d_dispatch(const struct nfs3d_proc *tab, unsigned int n,
 		svc_freeargs(xprt, p->xargs, args);
 		return;
 	}
-	if (p->modifies && nfs3d_exp.ro) {
+	/* Who calls, and with which export options (access.c): every
+	 * procedure but NULL. A refused caller gets ACCES where the result
+	 * has a status (MNT3ERR_ACCES and NFS3ERR_ACCES are both 13), an
+	 * authentication error elsewhere. */
+	o = rq->rq_proc == 0 ? &nfs3d_exp.opts : nfs3d_access(rq);
+	if (!o && !p->has_status) {
+		svcerr_weakauth(xprt);
+		svc_freeargs(xprt, p->xargs, args);
+		return;
+	}
+	if (!o || (p->modifies && o->ro)) {
 		/* A zeroed failure arm: its wcc_data says nothing. */
-		*(nfsstat3 *)(void *)res = NFS3ERR_ROFS;
+		*(nfsstat3 *)(void *)res = o ? NFS3ERR_ROFS : NFS3ERR_ACCES;
 		reply = true;
 	} else {
 		struct nfs3d_cred cr;
 
-		nfs3d_cred_of(rq, &cr);
+		nfs3d_cred_of(rq, o, &cr);
 		if (nfs3d_cred_call(&cr, p->fn, args, res, rq, &reply) < 0) {
 			svcerr_systemerr(xprt);
 			svc_freeargs(xprt, p->xargs, args);

@@ -4,18 +4,26 @@
  * NFS3_FHSIZE bytes, valid across server restarts). Linux's
  * name_to_handle_at / open_by_handle_at give handles that survive a
  * restart of this server (the guest runs it as root: open_by_handle_at
- * needs CAP_DAC_READ_SEARCH). Layout, 12 bytes then the kernel's handle:
+ * needs CAP_DAC_READ_SEARCH). Layout, 12 bytes, the kernel's handle,
+ * then a MAC of all that (mac.c):
  *
- *   0: version (1)   1: ftype3   2-3: handle_bytes   4-7: handle_type
+ *   0: version (2)   1: ftype3   2-3: handle_bytes   4-7: handle_type
  *   8-11: export tag (the exported directory's device and inode)
+ *   12..12+n: the kernel's handle   then 16 bytes: SipHash-2-4-128
  *
- * Everything in a handle is the client's to forge: a malformed one is
- * NFS3ERR_BADHANDLE, one of another export or of a removed file
- * NFS3ERR_STALE, and an object is opened for I/O only once an O_PATH
- * open showed it is a regular file (never a device's open()). A handle
- * must name an object of the exported file system (st_dev), but not
- * necessarily one under the exported directory (no subtree check, as
- * the Linux server's default): export a file system of its own.
+ * Everything in a handle is the client's to forge, and the kernel's part
+ * could name any inode of the exported file system (ext4 takes
+ * {inode, generation 0} for any generation; security-21c8dd5.md
+ * finding 1). So a handle is opened only when its MAC, keyed by the
+ * export's secret, is right: the client can only give back a handle
+ * this server made, and it makes them only for objects it reached under
+ * the export (LOOKUP stops at its root). A malformed or altered handle
+ * is NFS3ERR_BADHANDLE, one of another export or of a removed file
+ * NFS3ERR_STALE, before anything is opened; an object is opened for I/O
+ * only once an O_PATH open showed it is a regular file (never a
+ * device's open()). What is left, as with Linux's nfsd and its default
+ * no_subtree_check: an object moved out of the export on the server
+ * stays reachable through a handle made before.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -29,12 +37,11 @@
 #include <arpa/inet.h>
 #include "nfs3d.h"
 
-#define FH_VERSION 1
+#define FH_VERSION 2 /* 1: the same without the MAC */
 #define FH_HDR	   12
-#define FH_MAXKERN (NFS3_FHSIZE - FH_HDR)
+#define FH_MAXKERN (NFS3_FHSIZE - FH_HDR - NFS3D_MAC_LEN)
 
-struct nfs3d_export nfs3d_exp = {
-    .root_fd = -1, .anonuid = 65534, .anongid = 65534};
+struct nfs3d_export nfs3d_exp = {.root_fd = -1, .opts = NFS3D_OPTS_DEFAULT};
 
 static ftype3 ftype_of(mode_t m)
 {
@@ -76,7 +83,7 @@ static nfsstat3 fh_from_fd(int fd, const struct stat *st, nfs_fh3 *out)
 		return nfs3d_errno(errno);
 	if (k.h.handle_bytes > FH_MAXKERN)
 		return NFS3ERR_SERVERFAULT;
-	p = malloc(FH_HDR + k.h.handle_bytes);
+	p = malloc(FH_HDR + k.h.handle_bytes + NFS3D_MAC_LEN);
 	if (!p)
 		return NFS3ERR_JUKEBOX;
 	p[0] = FH_VERSION;
@@ -88,8 +95,10 @@ static nfsstat3 fh_from_fd(int fd, const struct stat *st, nfs_fh3 *out)
 	v32 = htonl(nfs3d_exp.tag);
 	memcpy(p + 8, &v32, 4);
 	memcpy(p + FH_HDR, k.h.f_handle, k.h.handle_bytes);
+	nfs3d_mac(nfs3d_exp.key, p, FH_HDR + k.h.handle_bytes,
+		  p + FH_HDR + k.h.handle_bytes);
 	out->data.data_val = (char *)p;
-	out->data.data_len = FH_HDR + k.h.handle_bytes;
+	out->data.data_len = FH_HDR + k.h.handle_bytes + NFS3D_MAC_LEN;
 	return NFS3_OK;
 }
 
@@ -135,17 +144,24 @@ static nfsstat3 fh_open_path(const nfs_fh3 *fh, int flags, ftype3 *type,
 	} k;
 	const unsigned char *p = (const unsigned char *)fh->data.data_val;
 	u_int len = fh->data.data_len;
+	unsigned char mac[NFS3D_MAC_LEN];
 	struct stat st;
 	uint32_t v32;
 	uint16_t v16;
 	bool root;
 	int fd, err;
 
-	if (!p || len < FH_HDR || len > NFS3_FHSIZE || p[0] != FH_VERSION ||
-	    p[1] < NF3REG || p[1] > NF3FIFO)
+	if (!p || len < FH_HDR + NFS3D_MAC_LEN || len > NFS3_FHSIZE ||
+	    p[0] != FH_VERSION || p[1] < NF3REG || p[1] > NF3FIFO)
 		return NFS3ERR_BADHANDLE;
+	len -= NFS3D_MAC_LEN;
 	memcpy(&v16, p + 2, 2);
 	if (ntohs(v16) != len - FH_HDR)
+		return NFS3ERR_BADHANDLE;
+	/* Made by this server for this export, unaltered: else nothing of
+	 * it is believed (not even its tag). */
+	nfs3d_mac(nfs3d_exp.key, p, len, mac);
+	if (!nfs3d_mac_equal(mac, p + len))
 		return NFS3ERR_BADHANDLE;
 	memcpy(&v32, p + 8, 4);
 	if (ntohl(v32) != nfs3d_exp.tag)
@@ -252,7 +268,9 @@ nfsstat3 nfs3d_fh_open(const nfs_fh3 *fh, enum nfs3d_open how, int *fdp)
 
 int nfs3d_export_init(const char *dir)
 {
+	static char keyfile[sizeof(NFS3D_KEYDIR) + 32];
 	struct timespec now;
+	int rc;
 	struct stat st;
 	nfs_fh3 probe;
 	uint32_t v;
@@ -282,6 +300,15 @@ int nfs3d_export_init(const char *dir)
 	     i++, x >>= 8)
 		v = (v ^ (uint32_t)(x & 0xff)) * 16777619u;
 	nfs3d_exp.tag = v;
+	/* The key of the handles' MAC: the export's own, kept on disk. */
+	if (!nfs3d_exp.keyfile) {
+		snprintf(keyfile, sizeof(keyfile), NFS3D_KEYDIR "/export-%08x.key",
+			 (unsigned int)v);
+		nfs3d_exp.keyfile = keyfile;
+	}
+	rc = nfs3d_key_load(nfs3d_exp.keyfile, nfs3d_exp.key);
+	if (rc < 0)
+		return rc;
 	/* The write verifier changes with every boot of the server (RFC 1813
 	 * section 3.3.7): seconds and nanoseconds of its start. */
 	clock_gettime(CLOCK_REALTIME, &now);

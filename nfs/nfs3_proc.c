@@ -128,6 +128,7 @@ out:
 static bool nfs3_access(ACCESS3args *a, ACCESS3res *r, struct svc_req *rq)
 {
 	uint32_t want = a->access, got = 0;
+	const struct nfs3d_opts *o;
 	struct nfs3d_cred c;
 	unsigned int bits;
 	struct stat st;
@@ -143,7 +144,8 @@ static bool nfs3_access(ACCESS3args *a, ACCESS3res *r, struct svc_req *rq)
 		close(fd);
 		return true;
 	}
-	nfs3d_cred_of(rq, &c);
+	o = nfs3d_access(rq);
+	nfs3d_cred_of(rq, o, &c);
 	if (c.uid == 0) {
 		bits = 07;
 		if (!S_ISDIR(st.st_mode) && !(st.st_mode & 0111))
@@ -155,7 +157,7 @@ static bool nfs3_access(ACCESS3args *a, ACCESS3res *r, struct svc_req *rq)
 	} else {
 		bits = st.st_mode & 07;
 	}
-	if (nfs3d_exp.ro)
+	if (!o || o->ro)
 		bits &= ~02u;
 	if (bits & 04)
 		got |= ACCESS3_READ;
@@ -322,216 +324,6 @@ static bool nfs3_write(WRITE3args *a, WRITE3res *r, struct svc_req *rq)
 out:
 	nfs3d_wcc(&pre, fd, &ok->file_wcc); /* resfail: the same wcc_data */
 	close(fd);
-	return true;
-}
-
-/* The result of a successful creation of dfd/leaf (CREATE, MKDIR,
- * SYMLINK share this shape): its handle and attributes. */
-static void new_object(int dfd, const char *leaf, post_op_fh3 *obj,
-		       post_op_attr *attr)
-{
-	struct stat st;
-
-	obj->handle_follows = FALSE;
-	attr->attributes_follow = FALSE;
-	if (fstatat(dfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return;
-	nfs3d_post_attr_st(&st, attr);
-	if (nfs3d_fh_make(dfd, leaf, &st, &obj->post_op_fh3_u.handle) ==
-	    NFS3_OK)
-		obj->handle_follows = TRUE;
-}
-
-/* A sattr3 without what was already applied at creation (mode). */
-static sattr3 sattr_rest(const sattr3 *sa)
-{
-	sattr3 rest = *sa;
-
-	rest.mode.set_it = FALSE;
-	return rest;
-}
-
-/* The exclusive-create verifier lives in atime and mtime, as the Linux
- * server keeps it (RFC 1813 section 3.3.8: stable storage for it). */
-static void verf_times(const createverf3 v, struct timespec ts[2])
-{
-	uint32_t w[2];
-
-	memcpy(w, v, sizeof(w));
-	ts[0].tv_sec = w[0] & 0x7fffffff;
-	ts[0].tv_nsec = 0;
-	ts[1].tv_sec = w[1] & 0x7fffffff;
-	ts[1].tv_nsec = 0;
-}
-
-/* 3.3.8 CREATE: UNCHECKED, GUARDED (NFS3ERR_EXIST), EXCLUSIVE. */
-static bool nfs3_create(CREATE3args *a, CREATE3res *r, struct svc_req *rq)
-{
-	CREATE3resok *ok = &r->CREATE3res_u.resok;
-	const char *leaf = a->where.name;
-	const sattr3 *sa = NULL;
-	struct timespec ts[2];
-	pre_op_attr pre;
-	struct stat st;
-	mode_t mode = 0644;
-	int dfd, fd = -1, flags = O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC;
-	nfsstat3 s;
-
-	r->status = nfs3d_fh_open(&a->where.dir, FH_DIR, &dfd);
-	if (r->status != NFS3_OK)
-		return true;
-	nfs3d_pre_attr(dfd, &pre);
-	r->status = nfs3d_name_ok(leaf, false);
-	if (r->status != NFS3_OK)
-		goto out;
-	switch (a->how.mode) {
-	case UNCHECKED:
-	case GUARDED:
-		sa = &a->how.createhow3_u.obj_attributes;
-		if (sa->mode.set_it)
-			mode = sa->mode.set_mode3_u.mode & 07777;
-		if (a->how.mode == GUARDED)
-			flags |= O_EXCL;
-		break;
-	case EXCLUSIVE:
-		flags |= O_EXCL;
-		mode = 0600;
-		break;
-	default:
-		r->status = NFS3ERR_INVAL;
-		goto out;
-	}
-	fd = openat(dfd, leaf, flags, mode);
-	if (fd < 0 && errno == EEXIST && a->how.mode == EXCLUSIVE) {
-		/* A retransmission finds the file it created (same verifier).
-		 */
-		verf_times(a->how.createhow3_u.verf, ts);
-		if (fstatat(dfd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    S_ISREG(st.st_mode) && st.st_atim.tv_sec == ts[0].tv_sec &&
-		    st.st_mtim.tv_sec == ts[1].tv_sec) {
-			new_object(dfd, leaf, &ok->obj, &ok->obj_attributes);
-			goto out;
-		}
-		errno = EEXIST;
-	}
-	if (fd < 0) {
-		r->status = nfs3d_errno(errno);
-		goto out;
-	}
-	if (a->how.mode == EXCLUSIVE) {
-		verf_times(a->how.createhow3_u.verf, ts);
-		if (futimens(fd, ts) < 0)
-			r->status = nfs3d_errno(errno);
-		nfs3d_own_new(dfd, leaf, NULL, rq);
-	} else {
-		sattr3 rest = sattr_rest(sa);
-
-		nfs3d_own_new(dfd, leaf, sa, rq);
-		s = nfs3d_sattr_apply(fd, &rest);
-		if (s != NFS3_OK)
-			r->status = s;
-	}
-	if (r->status == NFS3_OK)
-		new_object(dfd, leaf, &ok->obj, &ok->obj_attributes);
-out:
-	close_fd(fd);
-	if (r->status == NFS3_OK)
-		nfs3d_wcc(&pre, dfd, &ok->dir_wcc);
-	else
-		nfs3d_wcc(&pre, dfd, &r->CREATE3res_u.resfail.dir_wcc);
-	close(dfd);
-	return true;
-}
-
-/* 3.3.9 MKDIR */
-static bool nfs3_mkdir(MKDIR3args *a, MKDIR3res *r, struct svc_req *rq)
-{
-	MKDIR3resok *ok = &r->MKDIR3res_u.resok;
-	const char *leaf = a->where.name;
-	const sattr3 *sa = &a->attributes;
-	mode_t mode =
-	    sa->mode.set_it ? sa->mode.set_mode3_u.mode & 07777 : 0755;
-	pre_op_attr pre;
-	sattr3 rest;
-	int dfd, fd;
-
-	r->status = nfs3d_fh_open(&a->where.dir, FH_DIR, &dfd);
-	if (r->status != NFS3_OK)
-		return true;
-	nfs3d_pre_attr(dfd, &pre);
-	r->status = nfs3d_name_ok(leaf, false);
-	if (r->status == NFS3_OK && mkdirat(dfd, leaf, mode) < 0)
-		r->status = nfs3d_errno(errno);
-	if (r->status == NFS3_OK) {
-		nfs3d_own_new(dfd, leaf, sa, rq);
-		/* mkdir applied the umask: set the mode as asked. */
-		rest = *sa;
-		fd = openat(dfd, leaf, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0) {
-			r->status = nfs3d_errno(errno);
-		} else {
-			r->status = nfs3d_sattr_apply(fd, &rest);
-			close(fd);
-		}
-		if (r->status == NFS3_OK)
-			new_object(dfd, leaf, &ok->obj, &ok->obj_attributes);
-	}
-	if (r->status == NFS3_OK)
-		nfs3d_wcc(&pre, dfd, &ok->dir_wcc);
-	else
-		nfs3d_wcc(&pre, dfd, &r->MKDIR3res_u.resfail.dir_wcc);
-	close(dfd);
-	return true;
-}
-
-/* 3.3.10 SYMLINK */
-static bool nfs3_symlink(SYMLINK3args *a, SYMLINK3res *r, struct svc_req *rq)
-{
-	SYMLINK3resok *ok = &r->SYMLINK3res_u.resok;
-	const char *leaf = a->where.name, *target = a->symlink.symlink_data;
-	pre_op_attr pre;
-	int dfd;
-
-	r->status = nfs3d_fh_open(&a->where.dir, FH_DIR, &dfd);
-	if (r->status != NFS3_OK)
-		return true;
-	nfs3d_pre_attr(dfd, &pre);
-	r->status = nfs3d_name_ok(leaf, false);
-	if (r->status == NFS3_OK && (!target || !*target))
-		r->status = NFS3ERR_INVAL;
-	else if (r->status == NFS3_OK && strlen(target) >= PATH_MAX)
-		r->status = NFS3ERR_NAMETOOLONG;
-	if (r->status == NFS3_OK && symlinkat(target, dfd, leaf) < 0)
-		r->status = nfs3d_errno(errno);
-	if (r->status == NFS3_OK) {
-		nfs3d_own_new(dfd, leaf, &a->symlink.symlink_attributes, rq);
-		new_object(dfd, leaf, &ok->obj, &ok->obj_attributes);
-		nfs3d_wcc(&pre, dfd, &ok->dir_wcc);
-	} else {
-		nfs3d_wcc(&pre, dfd, &r->SYMLINK3res_u.resfail.dir_wcc);
-	}
-	close(dfd);
-	return true;
-}
-
-/* 3.3.11 MKNOD: not supported (devices, sockets and fifos are refused),
- * after the usual checks of the handle and the name. */
-static bool nfs3_mknod(MKNOD3args *a, MKNOD3res *r, struct svc_req *rq)
-{
-	int dfd;
-
-	(void)rq;
-	r->status = nfs3d_fh_open(&a->where.dir, FH_DIR, &dfd);
-	if (r->status != NFS3_OK)
-		return true;
-	r->status = nfs3d_name_ok(a->where.name, false);
-	if (r->status == NFS3_OK)
-		r->status = a->what.type == NF3REG || a->what.type == NF3DIR ||
-				    a->what.type == NF3LNK
-				? NFS3ERR_BADTYPE
-				: NFS3ERR_NOTSUPP;
-	nfs3d_wcc(NULL, dfd, &r->MKNOD3res_u.resfail.dir_wcc);
-	close(dfd);
 	return true;
 }
 
@@ -786,13 +578,13 @@ static const struct nfs3d_proc nfs3_procs[] = {
     [NFSPROC3_WRITE] =
 	NFS3D_PROC_W("WRITE", nfs3_write, WRITE3args, WRITE3res),
     [NFSPROC3_CREATE] =
-	NFS3D_PROC_W("CREATE", nfs3_create, CREATE3args, CREATE3res),
+	NFS3D_PROC_W("CREATE", nfs3d_create, CREATE3args, CREATE3res),
     [NFSPROC3_MKDIR] =
-	NFS3D_PROC_W("MKDIR", nfs3_mkdir, MKDIR3args, MKDIR3res),
+	NFS3D_PROC_W("MKDIR", nfs3d_mkdir, MKDIR3args, MKDIR3res),
     [NFSPROC3_SYMLINK] =
-	NFS3D_PROC_W("SYMLINK", nfs3_symlink, SYMLINK3args, SYMLINK3res),
+	NFS3D_PROC_W("SYMLINK", nfs3d_symlink, SYMLINK3args, SYMLINK3res),
     [NFSPROC3_MKNOD] =
-	NFS3D_PROC_W("MKNOD", nfs3_mknod, MKNOD3args, MKNOD3res),
+	NFS3D_PROC_W("MKNOD", nfs3d_mknod, MKNOD3args, MKNOD3res),
     [NFSPROC3_REMOVE] =
 	NFS3D_PROC_W("REMOVE", nfs3_remove, REMOVE3args, REMOVE3res),
     [NFSPROC3_RMDIR] =

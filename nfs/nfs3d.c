@@ -3,8 +3,8 @@
  * nfs3d: a userspace NFSv3 server (RFC 1813) for one directory.
  *
  *   nfs3d [-a addr] [-p rdma_port] [-t tcp_port] [-m mount_port]
- *         [-T threads] [-n netids] [-o options] [-M max_msg] [-R] [-v]
- *         DIR
+ *         [-T threads] [-n netids] [-o options] [-c client[(options)]]...
+ *         [-k keyfile] [-M max_msg] [-R] [-v] DIR
  *
  * NFS version 3 is served over RPC-over-RDMA (netid "rdma", RFC 8166,
  * port 20049 by default, the port IANA assigned to NFS/RDMA) and over
@@ -15,8 +15,12 @@
  * with svc_run alone.
  *
  * Each call runs as its AUTH_SYS caller (cred.c), mapped by the export
- * options of -o, as in exports(5): ro, root_squash, all_squash,
- * anonuid=N, anongid=N (default: rw, no_root_squash, 65534).
+ * options, as in exports(5) and with its defaults (access.c): -o gives
+ * every client's (ro, rw, secure, insecure, root_squash, no_root_squash,
+ * all_squash, anonuid=N, anongid=N; default ro, secure, root_squash,
+ * 65534), -c names the clients (every host when absent), each with
+ * options of its own on top. File handles carry a MAC keyed by the
+ * export's key (mac.c; -k, default /var/lib/nfs3d/export-TAG.key).
  *
  * SIGUSR1 prints the counters (RPC-over-RDMA transport counters of the
  * process, NFS and MOUNT calls per procedure) on stdout; SIGTERM, SIGINT
@@ -56,7 +60,8 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: nfs3d [-a addr] [-p rdma_port] [-t tcp_port] [-m "
 		"mount_port]\n"
-		"             [-T threads] [-n netids] [-o options] [-M max_msg]"
+		"             [-T threads] [-n netids] [-o options]\n"
+		"             [-c client[(options)]]... [-k keyfile] [-M max_msg]"
 		" [-R] [-v] DIR\n"
 		"  -a addr    listen on this address only (default: all)\n"
 		"  -p port    NFS over rdma (default 20049)\n"
@@ -64,8 +69,16 @@ static void usage(void)
 		"  -m port    MOUNT over tcp (default 20048)\n"
 		"  -T n       threads serving rdma (default 4; 0: svc_run)\n"
 		"  -n list    netids for NFS: rdma,tcp (default both)\n"
-		"  -o opts    export options: ro, root_squash, all_squash,\n"
-		"             anonuid=N, anongid=N (default rw, no_root_squash)\n"
+		"  -o opts    export options (exports(5)): ro, rw, secure,\n"
+		"             insecure, root_squash, no_root_squash, all_squash,\n"
+		"             anonuid=N, anongid=N (default ro, secure,\n"
+		"             root_squash, 65534)\n"
+		"  -c client  a client: *, an address, ADDR/PREFIX or a host\n"
+		"             name, with (options) on top of -o's; repeat for\n"
+		"             more (default: every host)\n"
+		"  -k file    the handles' key (default " NFS3D_KEYDIR
+		"/export-TAG.key,\n"
+		"             made at the first start)\n"
 		"  -M bytes   largest RPC message over rdma (rtmax/wtmax follow)\n"
 		"  -R         do not register with rpcbind\n"
 		"  -v         log every call on stderr\n");
@@ -80,35 +93,6 @@ static unsigned long id_arg(const char *s)
 	if (!*s || *end || v >= UINT32_MAX)
 		usage();
 	return v;
-}
-
-/* exports(5)-style options, comma-separated. */
-static void export_opts(const char *arg)
-{
-	char *list = strdup(arg), *tok, *save;
-
-	if (!list)
-		usage();
-	for (tok = strtok_r(list, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		if (strcmp(tok, "ro") == 0)
-			nfs3d_exp.ro = true;
-		else if (strcmp(tok, "rw") == 0)
-			nfs3d_exp.ro = false;
-		else if (strcmp(tok, "root_squash") == 0)
-			nfs3d_exp.squash = NFS3D_SQUASH_ROOT;
-		else if (strcmp(tok, "no_root_squash") == 0)
-			nfs3d_exp.squash = NFS3D_SQUASH_NONE;
-		else if (strcmp(tok, "all_squash") == 0)
-			nfs3d_exp.squash = NFS3D_SQUASH_ALL;
-		else if (strncmp(tok, "anonuid=", 8) == 0)
-			nfs3d_exp.anonuid = (uid_t)id_arg(tok + 8);
-		else if (strncmp(tok, "anongid=", 8) == 0)
-			nfs3d_exp.anongid = (gid_t)id_arg(tok + 8);
-		else
-			usage();
-	}
-	free(list);
 }
 
 static uint16_t port_arg(const char *s)
@@ -314,10 +298,12 @@ int main(int argc, char **argv)
 {
 	static sigset_t sigs;
 	pthread_t sigthr;
+	const char *clients[NFS3D_MAX_CLIENTS];
+	unsigned int nclients = 0;
 	char *list, *tok, *save;
 	int c, rc;
 
-	while ((c = getopt(argc, argv, "a:p:t:m:T:n:o:M:Rvh")) != -1) {
+	while ((c = getopt(argc, argv, "a:p:t:m:T:n:o:c:k:M:Rvh")) != -1) {
 		switch (c) {
 		case 'a':
 			cfg.addr = optarg;
@@ -352,7 +338,17 @@ int main(int argc, char **argv)
 			free(list);
 			break;
 		case 'o':
-			export_opts(optarg);
+			if (nfs3d_opts_parse(optarg, &nfs3d_exp.opts) < 0)
+				usage();
+			break;
+		case 'c':
+			/* After every -o: a client's options start from them. */
+			if (nclients == NFS3D_MAX_CLIENTS)
+				usage();
+			clients[nclients++] = optarg;
+			break;
+		case 'k':
+			nfs3d_exp.keyfile = optarg;
 			break;
 		case 'M':
 			cfg.max_msg = (uint32_t)id_arg(optarg);
@@ -369,6 +365,16 @@ int main(int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		usage();
+	for (unsigned int i = 0; i < nclients; i++) {
+		rc = nfs3d_client_add(clients[i]);
+		if (rc < 0) {
+			fprintf(stderr, "nfs3d: -c %s: %s\n", clients[i],
+				rc == -EHOSTUNREACH ? "no such host"
+				: rc == -EINVAL	    ? "not a client or options"
+						    : strerror(-rc));
+			return 2;
+		}
+	}
 
 	/* Modes and sizes come from the clients' sattr3, not our umask. */
 	umask(0);
@@ -416,11 +422,8 @@ int main(int argc, char **argv)
 		       cfg.pooled ? cfg.threads : 1);
 	if (cfg.tcp)
 		printf(" over tcp port %u (svc_run)", cfg.tcp_port);
-	printf(", MOUNT v3 over tcp port %u (%s, %s)\n", cfg.mount_port,
-	       nfs3d_exp.ro ? "ro" : "rw",
-	       nfs3d_exp.squash == NFS3D_SQUASH_ALL	 ? "all_squash"
-	       : nfs3d_exp.squash == NFS3D_SQUASH_ROOT ? "root_squash"
-						       : "no_root_squash");
+	printf(", MOUNT v3 over tcp port %u\n", cfg.mount_port);
+	nfs3d_access_print(stdout);
 	fflush(stdout);
 	svc_run();
 	fprintf(stderr, "nfs3d: svc_run returned\n");

@@ -4,10 +4,13 @@
  * RPC-over-RDMA (netid "rdma") and TCP with the same code. Declarations
  * shared by its files, one concern each:
  *   fh.c        file handles (name_to_handle_at / open_by_handle_at)
+ *   mac.c       what makes them unforgeable: their MAC and its key
+ *   access.c    who may call, with which export options (exports(5))
  *   attr.c      fattr3, wcc_data, sattr3
  *   err.c       errno -> nfsstat3, the only place
  *   cred.c      each call as its caller (AUTH_SYS, export options)
- *   nfs3_proc.c the NFS procedures but the directory readers
+ *   nfs3_proc.c the NFS procedures but the directory readers and makers
+ *   create.c    CREATE, MKDIR, SYMLINK, MKNOD
  *   dir.c       READDIR and READDIRPLUS
  *   mount3.c    the MOUNT version 3 procedures
  *   dispatch.c  the procedure tables' dispatcher and its counters
@@ -30,6 +33,32 @@
 #define NFS3D_DTPREF (64u << 10)  /* READDIR size we prefer */
 #define NFS3D_DIRMAX (128u << 10) /* most a READDIR[PLUS] reply takes */
 
+/* Export options (exports(5)), the same for every client or given per
+ * client (-c). The default is Linux's: ro, root_squash, secure. */
+enum nfs3d_squash { NFS3D_SQUASH_NONE, NFS3D_SQUASH_ROOT, NFS3D_SQUASH_ALL };
+struct nfs3d_opts {
+	bool ro;
+	bool insecure; /* tcp callers from any port, not only below 1024 */
+	enum nfs3d_squash squash;
+	uid_t anonuid; /* 65534 */
+	gid_t anongid;
+};
+#define NFS3D_OPTS_DEFAULT                                                     	{.ro = true, .squash = NFS3D_SQUASH_ROOT, .anonuid = 65534,            	 .anongid = 65534}
+
+/* Who may use the export (-c): an address and prefix, or every host. */
+#define NFS3D_MAX_CLIENTS 32
+struct nfs3d_client {
+	char spec[64]; /* as given, for the start-up line */
+	bool any;
+	int family;    /* AF_INET or AF_INET6 */
+	unsigned char addr[16];
+	unsigned int prefix;
+	struct nfs3d_opts o;
+};
+
+#define NFS3D_KEY_LEN 16 /* the handle key (mac.c) */
+#define NFS3D_MAC_LEN 16 /* the MAC ending every handle */
+
 /* The one exported directory; read-only once nfs3d_export_init is done. */
 struct nfs3d_export {
 	int root_fd; /* O_RDONLY | O_DIRECTORY, the mount fd */
@@ -39,14 +68,19 @@ struct nfs3d_export {
 	char path[4096]; /* as MNT names it: the real path */
 	writeverf3 verf; /* per server boot (WRITE, COMMIT) */
 	bool verbose;
-	/* Export options (exports(5)): -o ro,root_squash,all_squash,
-	 * anonuid=N,anongid=N; the default is rw, no_root_squash. */
-	bool ro;
-	enum { NFS3D_SQUASH_NONE, NFS3D_SQUASH_ROOT, NFS3D_SQUASH_ALL } squash;
-	uid_t anonuid; /* 65534 */
-	gid_t anongid;
+	/* -o: every client's options, or those -c starts from. */
+	struct nfs3d_opts opts;
+	/* -c, in the order given (the first match counts); none: every
+	 * host, with opts. */
+	struct nfs3d_client clients[NFS3D_MAX_CLIENTS];
+	unsigned int nclients;
+	/* The key of every handle's MAC, from keyfile (-k; default
+	 * NFS3D_KEYDIR/export-TAG.key, made at the first start). */
+	const char *keyfile;
+	unsigned char key[NFS3D_KEY_LEN];
 };
 extern struct nfs3d_export nfs3d_exp;
+#define NFS3D_KEYDIR "/var/lib/nfs3d"
 
 int nfs3d_export_init(const char *dir);
 
@@ -65,6 +99,27 @@ nfsstat3 nfs3d_fh_open(const nfs_fh3 *fh, enum nfs3d_open how, int *fdp);
 nfsstat3 nfs3d_fh_make(int dirfd, const char *leaf, const struct stat *st,
 		       nfs_fh3 *out);
 nfsstat3 nfs3d_fh_root(nfs_fh3 *out);
+
+/* ---- mac.c ---- */
+void nfs3d_mac(const unsigned char key[NFS3D_KEY_LEN], const void *msg,
+	       size_t len, unsigned char out[NFS3D_MAC_LEN]);
+bool nfs3d_mac_equal(const unsigned char *a, const unsigned char *b);
+/* The key in path, made (16 random bytes, mode 0600) if absent; -EPERM
+ * when others could read or replace it. 0 or -errno. */
+int nfs3d_key_load(const char *path, unsigned char key[NFS3D_KEY_LEN]);
+
+/* ---- access.c ---- */
+/* Parses exports(5) options ("ro,root_squash,...") into o: 0 or -EINVAL. */
+int nfs3d_opts_parse(const char *s, struct nfs3d_opts *o);
+/* Adds a client: "*", an address, ADDR/PREFIX or a host name (each of
+ * its addresses), then "(options)" on top of nfs3d_exp.opts. 0 or -errno. */
+int nfs3d_client_add(const char *spec);
+/* The options this call is served with, or NULL: its caller is not a
+ * client of the export, or calls over tcp from a port at or above 1024
+ * under "secure". */
+const struct nfs3d_opts *nfs3d_access(const struct svc_req *rq);
+/* One line per client: what is exported to whom. */
+void nfs3d_access_print(FILE *f);
 
 /* ---- attr.c ---- */
 void nfs3d_fattr(const struct stat *st, fattr3 *a);
@@ -94,8 +149,9 @@ struct nfs3d_cred {
 };
 /* Once, before threads: the server's own groups. 0 or -errno. */
 int nfs3d_cred_init(void);
-/* The identity a call runs as: its AUTH_SYS ids after squashing. */
-void nfs3d_cred_of(const struct svc_req *rq, struct nfs3d_cred *c);
+/* The identity a call runs as: its AUTH_SYS ids after the squashing of o. */
+void nfs3d_cred_of(const struct svc_req *rq, const struct nfs3d_opts *o,
+		   struct nfs3d_cred *c);
 bool nfs3d_cred_in_group(const struct nfs3d_cred *c, gid_t gid);
 /* Root for a moment (opening a handle); returns whether it switched. */
 bool nfs3d_cred_root_begin(void);
@@ -166,6 +222,10 @@ void nfs3d_mount_program(struct svc_req *rq, SVCXPRT *xprt);
 void nfs3d_nfs_print(FILE *f);
 void nfs3d_mount_print(FILE *f);
 bool nfs3d_readdir(READDIR3args *a, READDIR3res *r, struct svc_req *rq);
+bool nfs3d_create(CREATE3args *a, CREATE3res *r, struct svc_req *rq);
+bool nfs3d_mkdir(MKDIR3args *a, MKDIR3res *r, struct svc_req *rq);
+bool nfs3d_symlink(SYMLINK3args *a, SYMLINK3res *r, struct svc_req *rq);
+bool nfs3d_mknod(MKNOD3args *a, MKNOD3res *r, struct svc_req *rq);
 bool nfs3d_readdirplus(READDIRPLUS3args *a, READDIRPLUS3res *r,
 		       struct svc_req *rq);
 

@@ -67,9 +67,9 @@ START_TEST(test_handles)
 	buf[3] ^= 1;
 	ck_assert_int_eq(getattr(bad), NFS3ERR_BADHANDLE);
 	buf[3] = fh.data.data_val[3];
-	/* Another export's tag: stale. */
+	/* Another export's tag, without that export's MAC: altered. */
 	buf[9] ^= 0x55;
-	ck_assert_int_eq(getattr(bad), NFS3ERR_STALE);
+	ck_assert_int_eq(getattr(bad), NFS3ERR_BADHANDLE);
 	buf[9] = fh.data.data_val[9];
 	/* A handle claiming the wrong type. */
 	buf[1] = NF3DIR;
@@ -212,6 +212,7 @@ int main(void)
 	nfs3d_add_ops(tc);
 	tcase_add_test(tc, test_restart);
 	nfs3d_add_credentials(tc);
+	nfs3d_add_safety(tc);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -33,7 +33,7 @@ static nfs_fh3 mkdir_fh(nfs_fh3 d, const char *leaf, mode_t mode)
 }
 
 /* The NFS client's credentials: AUTH_SYS uid, gid and groups. */
-static void as_user(uid_t uid, gid_t gid, int ngids, gid_t *gids)
+void as_user(uid_t uid, gid_t gid, int ngids, gid_t *gids)
 {
 	auth_destroy(nfs->cl_auth);
 	nfs->cl_auth = authunix_create((char *)"client", uid, gid, ngids, gids);
@@ -54,7 +54,7 @@ static nfsstat3 write_st(nfs_fh3 f, const char *what)
 	return r.status;
 }
 
-static nfsstat3 read_st(nfs_fh3 f)
+nfsstat3 read_st(nfs_fh3 f)
 {
 	READ3args a = {f, 0, 64};
 	READ3res r;
@@ -97,7 +97,7 @@ static nfsstat3 commit_st(nfs_fh3 f)
 	return r.status;
 }
 
-static struct stat stat_of(const char *leaf)
+struct stat stat_of(const char *leaf)
 {
 	char path[256];
 	struct stat st;
@@ -191,7 +191,7 @@ START_TEST(test_credentials)
 
 	/* all_squash with an anonymous id of its own. */
 	stop_server();
-	export_opts = "all_squash,anonuid=1234,anongid=4321";
+	export_opts = "rw,all_squash,anonuid=1234,anongid=4321";
 	start_server();
 	as_user(1000, 1000, 0, NULL);
 	ck_assert_int_eq(create_st(pub, "anon", 0644, NULL), NFS3_OK);
@@ -199,7 +199,7 @@ START_TEST(test_credentials)
 	ck_assert_uint_eq(st.st_uid, 1234);
 	ck_assert_uint_eq(st.st_gid, 4321);
 	ck_assert_int_eq(write_st(mine, "x"), NFS3ERR_ACCES);
-	export_opts = "rw";
+	export_opts = "rw,no_root_squash";
 }
 END_TEST
 

@@ -91,25 +91,72 @@ static CLIENT *connect_to(uint16_t port, rpcprog_t prog)
 	return c;
 }
 
-const char *export_opts = "rw"; /* nfs3d -o */
+/* A client of PROG from a port at or above 1024, which libtirpc's
+ * clnttcp_create would not give root (bindresvport). */
+CLIENT *connect_unprivileged(rpcprog_t prog)
+{
+	struct sockaddr_in sa = {.sin_family = AF_INET};
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	CLIENT *c;
+
+	ck_assert_int_ge(fd, 0);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	sa.sin_port = htons(prog == MOUNT_PROGRAM ? mnt_port : nfs_port);
+	ck_assert_int_eq(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	c = clnttcp_create(&sa, prog, 3, &fd, 2 << 20, 2 << 20);
+	ck_assert_ptr_nonnull(c);
+	clnt_control(c, CLSET_FD_CLOSE, NULL); /* clnt_destroy closes it */
+	auth_destroy(c->cl_auth);
+	c->cl_auth = authunix_create_default();
+	return c;
+}
+
+const char *export_opts = "rw,no_root_squash"; /* nfs3d -o */
+const char *export_clients[4];			 /* nfs3d -c, each */
+
+/* The handles' key, beside the export (not in it: clients must not read
+ * it), so that each test has its own and leaves nothing behind. */
+static char keyfile[sizeof(dir) + 8];
 
 void start_server(void)
 {
+	const char *argv[32];
 	char np[8], mp[8];
+	int n = 0;
 
 	nfs_port = free_port();
 	mnt_port = free_port();
 	snprintf(np, sizeof(np), "%u", nfs_port);
 	snprintf(mp, sizeof(mp), "%u", mnt_port);
+	snprintf(keyfile, sizeof(keyfile), "%s.key", dir);
 	srv = fork();
 	ck_assert_int_ge(srv, 0);
 	if (srv == 0) {
 		int null = open("/dev/null", O_WRONLY);
 
 		dup2(null, STDOUT_FILENO);
-		execl("./nfs/nfs3d", "nfs3d", "-n", "tcp", "-R", "-a",
-		      "127.0.0.1", "-t", np, "-m", mp, "-o", export_opts, dir,
-		      (char *)NULL);
+		argv[n++] = "nfs3d";
+		argv[n++] = "-n";
+		argv[n++] = "tcp";
+		argv[n++] = "-R";
+		argv[n++] = "-a";
+		argv[n++] = "127.0.0.1";
+		argv[n++] = "-t";
+		argv[n++] = np;
+		argv[n++] = "-m";
+		argv[n++] = mp;
+		argv[n++] = "-o";
+		argv[n++] = export_opts;
+		argv[n++] = "-k";
+		argv[n++] = keyfile;
+		for (int i = 0; i < 4 && export_clients[i]; i++) {
+			argv[n++] = "-c";
+			argv[n++] = export_clients[i];
+		}
+		argv[n++] = dir;
+		argv[n] = NULL;
+		execv("./nfs/nfs3d", (char *const *)argv);
 		_exit(127);
 	}
 	mnt = connect_to(mnt_port, MOUNT_PROGRAM);
@@ -167,7 +214,7 @@ void teardown(void)
 	char cmd[128];
 
 	stop_server();
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s %s.key", dir, dir);
 	ck_assert_int_eq(system(cmd), 0);
 	strcpy(dir, "/tmp/check_nfs3d.XXXXXX");
 }

@@ -11,6 +11,7 @@
 
 #include <check.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <rpc/rpc.h>
 #include "nfs3_prot.h"
@@ -18,7 +19,8 @@
 extern char dir[];
 extern CLIENT *nfs, *mnt;
 extern nfs_fh3 root;
-extern const char *export_opts; /* nfs3d -o */
+extern const char *export_opts;	      /* nfs3d -o */
+extern const char *export_clients[4]; /* nfs3d -c each, NULL-ended */
 
 #define XP(f) ((xdrproc_t)(void (*)(void))(f))
 
@@ -29,6 +31,8 @@ extern const char *export_opts; /* nfs3d -o */
 	} while (0)
 
 void start_server(void);
+/* A client of prog (NFS_PROGRAM or MOUNT_PROGRAM) from a port >= 1024. */
+CLIENT *connect_unprivileged(rpcprog_t prog);
 void stop_server(void);
 void setup(void);
 void teardown(void);
@@ -39,10 +43,16 @@ nfsstat3 create_st(nfs_fh3 d, const char *leaf, mode_t mode,
 /* CREATE dir/leaf (UNCHECKED, mode 0644): its handle. */
 nfs_fh3 create(nfs_fh3 d, const char *leaf);
 nfsstat3 getattr(nfs_fh3 fh);
+/* check_nfs3d_cred.c's: the NFS client's AUTH_SYS ids, a READ's status,
+ * the lstat of dir/leaf on the server's disk. */
+void as_user(uid_t uid, gid_t gid, int ngids, gid_t *gids);
+nfsstat3 read_st(nfs_fh3 f);
+struct stat stat_of(const char *leaf);
 
 /* The tests of check_nfs3d_ops.c and check_nfs3d_cred.c, added to the
  * one TCase "tcp" at their places in its order. */
 void nfs3d_add_ops(TCase *tc);
 void nfs3d_add_credentials(TCase *tc);
+void nfs3d_add_safety(TCase *tc);
 
 #endif /* NFS3D_UTIL_H */

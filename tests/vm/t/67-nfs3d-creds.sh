@@ -58,7 +58,7 @@ if ! pgrep -x rpcbind >/dev/null; then
 	started_rpcbind=1
 fi
 
-start_server
+start_server -o rw,no_root_squash
 do_mount
 before=$(counters | grep "rdma other:")
 # Modes and groups, checked by the server as the caller.
