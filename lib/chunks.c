@@ -108,12 +108,10 @@ uint32_t rpcrdma_reply_inv_rkey(const struct rpcrdma_msg *call,
  * most the write chunks offered, each its one segment echoed with what
  * was written into it, no more than offered; a reply chunk only with
  * RDMA_NOMSG, and then the one segment offered (its length checked by
- * the caller).
- *
- * The reply chunk beside RDMA_MSG: refused by the first test below,
- * whatever its length. A third-party server answers RDMA_MSG with the
- * offered reply chunk returned with length 0 (issue tracker, interop):
- * accepting that is a change of behaviour, for that issue, here.
+ * the caller). Beside RDMA_MSG the offered reply chunk may come back
+ * unused, its segment's length 0: what this library's responder sends,
+ * and what the Linux client accepts (rpcrdma_decode_msg), so a server
+ * written to either reading of RFC 8166 is understood.
  */
 int rpcrdma_call_check_reply(const struct rpcrdma_msg *m,
 			     const struct rpcrdma_segment *wsegs,
@@ -124,15 +122,15 @@ int rpcrdma_call_check_reply(const struct rpcrdma_msg *m,
 	int used = 0;
 	uint32_t i;
 
-	if (m->nreads || m->nwrites > nwrites ||
-	    (m->has_reply && m->proc != RPCRDMA_NOMSG))
+	if (m->nreads || m->nwrites > nwrites)
 		return -EBADMSG;
 	if (m->has_reply) {
 		const struct rpcrdma_segment *g = &m->segs[m->reply.first];
 
 		if (!reply_seg || m->reply.nsegs != 1 ||
 		    g->handle != reply_seg->handle ||
-		    g->offset != reply_seg->offset)
+		    g->offset != reply_seg->offset ||
+		    (m->proc != RPCRDMA_NOMSG && g->length != 0))
 			return -EBADMSG;
 	}
 	for (i = 0; i < m->nwrites; i++) {

@@ -236,8 +236,11 @@ int rpcrdma_plan_reply(uint32_t rpc_len, const struct rpcrdma_item *items,
 		plan->remainder_len += plan->extents[i].length;
 
 	/* The reply echoes every offered write chunk, used or not, with the
-	 * same segment count (RFC 8166 section 3.4.6). Reply chunk absent. */
-	hdr = rpcrdma_hdr_size_for(0, nwrites, wsegs, 0);
+	 * same segment count (RFC 8166 section 3.4.6), and an offered reply
+	 * chunk it does not use the same way, each segment's length 0: the
+	 * form the Linux client accepts beside RDMA_MSG and the one
+	 * nfstest_rdma checks for (issue 26). */
+	hdr = rpcrdma_hdr_size_for(0, nwrites, wsegs, reply_segs);
 	if (hdr <= send_max && plan->remainder_len <= send_max - hdr) {
 		plan->kind = nmoved ? RPCRDMA_REPLY_WRITE :
 				      RPCRDMA_REPLY_INLINE;

@@ -200,6 +200,13 @@ static int call_send_reply(struct svc_call *k, uint32_t grant,
 		p->nsegs = rc->nsegs;
 		x->len = rem_off + plan->remainder_len;
 	} else {
+		/* An offered reply chunk goes back unused, length 0
+		 * (rpcrdma_plan_reply counted it in the header). */
+		if (k->hdr.has_reply) {
+			err = rpcrdma_reply_add_reply_chunk(&k->hdr, &m, 0);
+			if (err)
+				return err;
+		}
 		for (i = 0; i < plan->nextents; i++) {
 			runs[nruns].iov_base = body + plan->extents[i].offset;
 			runs[nruns].iov_len = plan->extents[i].length;

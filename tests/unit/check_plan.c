@@ -381,10 +381,15 @@ START_TEST(reply_no_writes)
 	for (i = 0; i < RPCRDMA_MAX_WRITE_CHUNKS; i++)
 		ck_assert_int_eq(rp.item_chunk[i], -1);
 
-	/* An unused reply chunk is not counted in the header. */
-	ck_assert_int_eq(rpcrdma_plan_reply(996, NULL, 0, 0, 1024, NULL, 0,
+	/* An offered reply chunk the reply does not use goes back with
+	 * length 0 (issue 26): counted in the header, 28 + 20 = 48, so
+	 * 976 bytes fit inline and 977 take the chunk. */
+	ck_assert_int_eq(rpcrdma_plan_reply(976, NULL, 0, 0, 1024, NULL, 0,
 					    &rc, &rp), 0);
-	check_reply(RPCRDMA_REPLY_INLINE, 28, 996);
+	check_reply(RPCRDMA_REPLY_INLINE, 48, 976);
+	ck_assert_int_eq(rpcrdma_plan_reply(977, NULL, 0, 0, 1024, NULL, 0,
+					    &rc, &rp), 0);
+	check_reply(RPCRDMA_REPLY_LONG, 48, 977);
 
 	ck_assert_int_eq(rpcrdma_plan_reply(997, NULL, 0, 0, 1024, NULL, 0,
 					    NULL, &rp), -E2BIG);

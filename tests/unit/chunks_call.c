@@ -228,9 +228,9 @@ START_TEST(test_check_bad_write_seg)
 }
 END_TEST
 
-/* A reply chunk beside RDMA_MSG: refused, whatever it says, also the
- * offered one returned with length 0 (a third-party server's answer,
- * issue tracker: the behaviour kept here; changing it is that issue's). */
+/* A reply chunk beside RDMA_MSG: only the offered one, returned unused
+ * with length 0 (what our responder and nfsd-compatible servers send,
+ * issue 26), beside write chunks or not; with a length it is refused. */
 START_TEST(test_check_bad_reply_msg)
 {
 	const uint32_t zero[] = { XID, 1, CREDITS, RPCRDMA_MSG, 0, 0,
@@ -243,13 +243,20 @@ START_TEST(test_check_bad_reply_msg)
 				    1, 1, 0xc1, 0, 0, 0x50000 };
 	uint32_t wlen[RPCRDMA_MAX_WRITE_CHUNKS];
 
+	const uint32_t other[] = { XID, 1, CREDITS, RPCRDMA_MSG, 0, 0,
+				   1, 1, 0xc2, 0, 0, 0x50000 };
+
 	ck_assert_int_eq(check_words(zero, ARRAY_SIZE(zero), 2, &offer_r,
-				     wlen), -EBADMSG);
+				     wlen), 0);
 	ck_assert_int_eq(check_words(used, ARRAY_SIZE(used), 2, &offer_r,
 				     wlen), -EBADMSG);
-	ck_assert_int_eq(check_words(writes, ARRAY_SIZE(writes), 2, &offer_r,
+	ck_assert_int_eq(check_words(other, ARRAY_SIZE(other), 2, &offer_r,
 				     wlen), -EBADMSG);
-	ck_assert_uint_eq(wlen[0], 0xeeeeeeeeu);
+	ck_assert_int_eq(check_words(zero, ARRAY_SIZE(zero), 2, NULL, wlen),
+			 -EBADMSG);
+	ck_assert_int_eq(check_words(writes, ARRAY_SIZE(writes), 2, &offer_r,
+				     wlen), 1);
+	ck_assert_uint_eq(wlen[0], 8);
 }
 END_TEST
 

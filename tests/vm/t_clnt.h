@@ -38,11 +38,12 @@
  * call = 48-byte header (fixed 16, empty read list 4, empty write list 4,
  * reply chunk 4 + 4 + 16) + 40 bytes of call header and AUTH_NONE
  * (xid, CALL, rpcvers, prog, vers, proc, 2 x (flavor, length 0)) + the
- * blob (4 + RNDUP(n)); reply = 28-byte header (fixed 16, three empty
- * lists) + 24 bytes of accepted reply (xid, REPLY, MSG_ACCEPTED, verifier
- * 8, SUCCESS) + the blob. */
+ * blob (4 + RNDUP(n)); reply = 48-byte header (fixed 16, empty read and
+ * write lists, the offered reply chunk returned unused with length 0:
+ * 4 + 4 + 16, issue 26) + 24 bytes of accepted reply (xid, REPLY,
+ * MSG_ACCEPTED, verifier 8, SUCCESS) + the blob. */
 #define CALL_OVERHEAD	(48u + 40u + 4u)
-#define REPLY_OVERHEAD	(28u + 24u + 4u)
+#define REPLY_OVERHEAD	(48u + 24u + 4u)
 #define T_RNDUP(n)	(((n) + 3u) & ~3u)
 
 #define XP(f) ((xdrproc_t)(void (*)(void))(f))
