@@ -45,6 +45,28 @@ static sattr3 sattr_rest(const sattr3 *sa)
 	return rest;
 }
 
+/* A directory or node just made as dfd/leaf (MKDIR, MKNOD): the
+ * caller's ownership, all of sa (mkdir and mknod applied the umask to its
+ * mode), through O_PATH (a node itself is never opened), then the result's
+ * handle and attributes. */
+static nfsstat3 made_new(int dfd, const char *leaf, const sattr3 *sa,
+			 struct svc_req *rq, post_op_fh3 *obj,
+			 post_op_attr *attr)
+{
+	nfsstat3 s;
+	int fd;
+
+	nfs3d_own_new(dfd, leaf, sa, rq);
+	fd = openat(dfd, leaf, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return nfs3d_errno(errno);
+	s = nfs3d_sattr_apply(fd, sa);
+	close(fd);
+	if (s == NFS3_OK)
+		new_object(dfd, leaf, obj, attr);
+	return s;
+}
+
 /* The exclusive-create verifier lives in atime and mtime, as the Linux
  * server keeps it (RFC 1813 section 3.3.8: stable storage for it). */
 static void verf_times(const createverf3 v, struct timespec ts[2])
@@ -159,8 +181,7 @@ bool nfs3d_mkdir(MKDIR3args *a, MKDIR3res *r, struct svc_req *rq)
 	mode_t mode =
 	    sa->mode.set_it ? sa->mode.set_mode3_u.mode & 07777 : 0755;
 	pre_op_attr pre;
-	sattr3 rest;
-	int dfd, fd;
+	int dfd;
 
 	r->status = nfs3d_fh_open(&a->where.dir, FH_DIR, &dfd);
 	if (r->status != NFS3_OK)
@@ -170,18 +191,8 @@ bool nfs3d_mkdir(MKDIR3args *a, MKDIR3res *r, struct svc_req *rq)
 	if (r->status == NFS3_OK && mkdirat(dfd, leaf, mode) < 0)
 		r->status = nfs3d_errno(errno);
 	if (r->status == NFS3_OK) {
-		nfs3d_own_new(dfd, leaf, sa, rq);
-		/* mkdir applied the umask: set the mode as asked. */
-		rest = *sa;
-		fd = openat(dfd, leaf, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0) {
-			r->status = nfs3d_errno(errno);
-		} else {
-			r->status = nfs3d_sattr_apply(fd, &rest);
-			close(fd);
-		}
-		if (r->status == NFS3_OK)
-			new_object(dfd, leaf, &ok->obj, &ok->obj_attributes);
+		r->status = made_new(dfd, leaf, sa, rq, &ok->obj,
+				     &ok->obj_attributes);
 	}
 	if (r->status == NFS3_OK)
 		nfs3d_wcc(&pre, dfd, &ok->dir_wcc);
@@ -233,8 +244,7 @@ bool nfs3d_mknod(MKNOD3args *a, MKNOD3res *r, struct svc_req *rq)
 	dev_t dev = 0;
 	mode_t type;
 	pre_op_attr pre;
-	sattr3 rest;
-	int dfd, fd;
+	int dfd;
 
 	r->status = nfs3d_fh_open(&a->where.dir, FH_DIR, &dfd);
 	if (r->status != NFS3_OK)
@@ -266,19 +276,8 @@ bool nfs3d_mknod(MKNOD3args *a, MKNOD3res *r, struct svc_req *rq)
 		    dev) < 0)
 		r->status = nfs3d_errno(errno);
 	if (r->status == NFS3_OK) {
-		nfs3d_own_new(dfd, leaf, sa, rq);
-		/* mknod applied the umask: the mode as asked, and the rest.
-		 * Through O_PATH: the node itself is never opened. */
-		rest = *sa;
-		fd = openat(dfd, leaf, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0) {
-			r->status = nfs3d_errno(errno);
-		} else {
-			r->status = nfs3d_sattr_apply(fd, &rest);
-			close(fd);
-		}
-		if (r->status == NFS3_OK)
-			new_object(dfd, leaf, &ok->obj, &ok->obj_attributes);
+		r->status = made_new(dfd, leaf, sa, rq, &ok->obj,
+				     &ok->obj_attributes);
 	}
 	if (r->status == NFS3_OK)
 		nfs3d_wcc(&pre, dfd, &ok->dir_wcc);

@@ -197,9 +197,11 @@ START_TEST(test_bad_write_list)
 				 c == 4 ? RPC_SUCCESS : RPC_CANTDECODERES);
 	}
 	/* Other lists a reply may not carry (conformance review 13): a
-	 * read list; a reply chunk with RDMA_MSG; with RDMA_NOMSG a reply
-	 * chunk at another address than offered. */
-	for (int c = 0; c < 3; c++) {
+	 * read list; with RDMA_NOMSG a reply chunk at another address than
+	 * offered; with RDMA_MSG a reply chunk with a length (3). The
+	 * offered reply chunk returned unused with RDMA_MSG, length 0 (1),
+	 * is what a server may send (issue 26): that reply is taken. */
+	for (int c = 0; c < 4; c++) {
 		struct rpcrdma_segment r;
 		uint32_t w[32];
 		size_t k = 0;
@@ -220,7 +222,7 @@ START_TEST(test_bad_write_list)
 		} else {
 			w[k++] = 1; w[k++] = 1;
 			w[k++] = r.handle;
-			w[k++] = c == 1 ? 0 : 28;
+			w[k++] = c == 1 ? 0 : 28;	/* c 2, 3: 28 */
 			w[k++] = (uint32_t)(r.offset >> 32);
 			w[k++] = (uint32_t)r.offset + (c == 2 ? 64 : 0);
 		}
@@ -233,7 +235,8 @@ START_TEST(test_bad_write_list)
 		iov.iov_base = w;
 		iov.iov_len = k * 4;
 		ck_assert_int_eq(rpcrdma_ep_send(p.a.ep, &iov, 1, 0), 0);
-		ck_assert_int_eq(raw_pair_result(&p), RPC_CANTDECODERES);
+		ck_assert_int_eq(raw_pair_result(&p),
+				 c == 1 ? RPC_SUCCESS : RPC_CANTDECODERES);
 	}
 	raw_pair_call(&p, &m);
 	raw_pair_reply(&p, &m, 0, 0);
