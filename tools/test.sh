@@ -125,8 +125,6 @@ FUZZ_OUT=$top/build-fuzz "$top/tests/fuzz/run.sh" "${RPCRDMA_FUZZ_SECONDS:-60}"
 # overrides the list (tests/vm/guest-tier.sh says how).
 step "tiers 1 and 2, -Werror build (build-ci); the guest boots two at a time, the ASan boot among them"
 export RPCRDMA_VM_JOBS=${RPCRDMA_VM_JOBS:-2}
-# 69-nfstest fails, not skips, when nfstest could not be fetched.
-export RPCRDMA_T_NEED_NFSTEST=1
 export RPCRDMA_VM_ASAN_BUILD=$top/build-san
 export RPCRDMA_VM_BOOTS=${RPCRDMA_VM_BOOTS:-"backports:rxe
  stable:asan:40-clnt,45-svc,46-limits,47-pool,50-engine,65-nfsd,70-faults
