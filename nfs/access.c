@@ -2,11 +2,15 @@
 /*
  * Who may use the export and with which options, as exports(5) says:
  * a list of clients (-c, "*" when none is given, with a warning), each
- * with its options on top of -o's; the defaults are Linux's (ro,
+ * with its options on top of -o's, the first that matches in the order
+ * given (not exportfs's most specific first: put hosts before their
+ * networks); the defaults are Linux's (ro,
  * root_squash, secure). "secure" wants a tcp caller's source port below
  * 1024 (IPPORT_RESERVED): only root on the client can bind one, so an
  * ordinary user there cannot claim uid 0. RDMA connections carry no
- * such port (RDMA-CM's are not privileged), as for Linux's nfsd.
+ * such port (RDMA-CM's are not privileged), as for Linux's nfsd: over
+ * rdma any user of a client's RDMA device may claim any uid but 0
+ * (root is squashed by default).
  * Checked on every call but NULL (dispatch.c), MNT included.
  */
 #define _GNU_SOURCE
@@ -103,6 +107,16 @@ static int parse_net(char *host, struct nfs3d_client *c)
 		if (!slash[1] || *end || p > c->prefix)
 			return -EINVAL;
 		c->prefix = (unsigned int)p;
+	}
+	/* ::ffff:a.b.c.d: matched as a.b.c.d, as callers are (access). */
+	if (c->family == AF_INET6 &&
+	    IN6_IS_ADDR_V4MAPPED((const struct in6_addr *)(void *)c->addr)) {
+		if (c->prefix < 96)
+			return -EINVAL;
+		memmove(c->addr, c->addr + 12, 4);
+		memset(c->addr + 4, 0, 12);
+		c->family = AF_INET;
+		c->prefix -= 96;
 	}
 	return 1;
 }

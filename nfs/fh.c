@@ -266,6 +266,35 @@ nfsstat3 nfs3d_fh_open(const nfs_fh3 *fh, enum nfs3d_open how, int *fdp)
 	return s;
 }
 
+/* 0, or -EXDEV when keyfile's directory is the export or under it (by
+ * real path: links resolved); -errno when that directory is missing. */
+static int key_outside_export(const char *keyfile)
+{
+	char d[4096], *slash, *rp;
+	size_t n = strlen(nfs3d_exp.path);
+	int rc;
+
+	if (strlen(keyfile) >= sizeof(d))
+		return -ENAMETOOLONG;
+	strcpy(d, keyfile);
+	slash = strrchr(d, '/');
+	if (slash == d)
+		d[1] = '\0';
+	else if (slash)
+		*slash = '\0';
+	else
+		strcpy(d, ".");
+	rp = realpath(d, NULL);
+	if (!rp)
+		return errno == ENOENT ? 0 : -errno; /* made by key_load */
+	rc = strncmp(rp, nfs3d_exp.path, n) == 0 &&
+			     (n == 1 || rp[n] == '\0' || rp[n] == '/')
+		 ? -EXDEV
+		 : 0;
+	free(rp);
+	return rc;
+}
+
 int nfs3d_export_init(const char *dir)
 {
 	static char keyfile[sizeof(NFS3D_KEYDIR) + 32];
@@ -306,6 +335,11 @@ int nfs3d_export_init(const char *dir)
 			 (unsigned int)v);
 		nfs3d_exp.keyfile = keyfile;
 	}
+	/* A key the export holds is a key its clients can read: refused
+	 * before it is made there. */
+	rc = key_outside_export(nfs3d_exp.keyfile);
+	if (rc < 0)
+		return rc;
 	rc = nfs3d_key_load(nfs3d_exp.keyfile, nfs3d_exp.key);
 	if (rc < 0)
 		return rc;

@@ -100,7 +100,9 @@ bool nfs3d_mac_equal(const unsigned char *a, const unsigned char *b)
 
 /* Reads the key, or makes one: 16 random bytes in a new file of mode
  * 0600 (its directory made 0700 if absent), written whole before it
- * takes the name, so that two servers starting at once agree. */
+ * takes the name, so that two servers starting at once agree. Opened
+ * O_NONBLOCK: a FIFO planted under the name must not hang the start
+ * (it is then refused as not a regular file). */
 int nfs3d_key_load(const char *path, unsigned char key[NFS3D_KEY_LEN])
 {
 	char tmp[4200], dir[4096], *slash;
@@ -108,7 +110,7 @@ int nfs3d_key_load(const char *path, unsigned char key[NFS3D_KEY_LEN])
 	ssize_t n;
 	int fd, err;
 
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0 && errno == ENOENT) {
 		if (strlen(path) >= sizeof(dir))
 			return -ENAMETOOLONG;
@@ -133,7 +135,7 @@ int nfs3d_key_load(const char *path, unsigned char key[NFS3D_KEY_LEN])
 		unlink(tmp);
 		if (err && err != EEXIST)
 			return -err;
-		fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	}
 	if (fd < 0)
 		return -errno;

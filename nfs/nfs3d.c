@@ -75,7 +75,8 @@ static void usage(void)
 		"             root_squash, 65534)\n"
 		"  -c client  a client: *, an address, ADDR/PREFIX or a host\n"
 		"             name, with (options) on top of -o's; repeat for\n"
-		"             more (default: every host)\n"
+		"             more, the first match counts (default: every\n"
+		"             host)\n"
 		"  -k file    the handles' key (default " NFS3D_KEYDIR
 		"/export-TAG.key,\n"
 		"             made at the first start)\n"
@@ -387,7 +388,8 @@ int main(int argc, char **argv)
 	rc = nfs3d_export_init(argv[optind]);
 	if (rc < 0) {
 		fprintf(stderr, "nfs3d: cannot export %s: %s\n", argv[optind],
-			strerror(-rc));
+			rc == -EXDEV ? "the handles' key (-k) is in the export"
+				     : strerror(-rc));
 		return 1;
 	}
 	sigemptyset(&sigs);

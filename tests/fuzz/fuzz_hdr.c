@@ -204,9 +204,11 @@ static void check_within(const struct rpcrdma_msg *m,
 		return;
 	if (m->nreads || m->nwrites > nw ||
 	    (m->has_reply &&
-	     (m->proc != RPCRDMA_NOMSG || !r || m->reply.nsegs != 1 ||
+	     (!r || m->reply.nsegs != 1 ||
 	      m->segs[m->reply.first].handle != r->handle ||
-	      m->segs[m->reply.first].offset != r->offset)))
+	      m->segs[m->reply.first].offset != r->offset ||
+	      (m->proc != RPCRDMA_NOMSG &&
+	       m->segs[m->reply.first].length != 0))))
 		abort();
 	for (uint32_t i = 0; i < m->nwrites; i++) {
 		const struct rpcrdma_segment *g = &m->segs[m->writes[i].first];
@@ -229,9 +231,14 @@ static void check_call_reply(const struct rpcrdma_msg *m, uint64_t *st)
 {
 	struct rpcrdma_segment w[RPCRDMA_MAX_WRITE_CHUNKS], r = { 0, 0, 0 };
 	uint32_t wlen[RPCRDMA_MAX_WRITE_CHUNKS], nw = m->nwrites, i;
+	/* A reply chunk: its one segment, with a length only beside
+	 * RDMA_NOMSG (beside RDMA_MSG the offered one comes back unused,
+	 * length 0). */
 	bool shape = !m->nreads &&
 		     (!m->has_reply ||
-		      (m->proc == RPCRDMA_NOMSG && m->reply.nsegs == 1));
+		      (m->reply.nsegs == 1 &&
+		       (m->proc == RPCRDMA_NOMSG ||
+			m->segs[m->reply.first].length == 0)));
 	uint64_t z;
 	int rc;
 

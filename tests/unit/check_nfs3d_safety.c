@@ -171,7 +171,39 @@ START_TEST(test_key_file_mode)
 		ck_assert_int_eq(WEXITSTATUS(st), 1);
 	}
 	ck_assert_int_eq(chmod(key, 0600), 0);
+	/* A key inside the export: refused too (its clients could read
+	 * it and forge handles). */
+	{
+		char cmd[256];
+		int st;
+
+		snprintf(cmd, sizeof(cmd),
+			 "timeout 10 ./nfs/nfs3d -n tcp -R -a 127.0.0.1 -t 1 "
+			 "-m 1 -k %s/in.key %s >/dev/null 2>&1",
+			 dir, dir);
+		st = system(cmd);
+		ck_assert(WIFEXITED(st));
+		ck_assert_int_eq(WEXITSTATUS(st), 1);
+		/* Refused before it was made. */
+		snprintf(cmd, sizeof(cmd), "%s/in.key", dir);
+		ck_assert_int_ne(access(cmd, F_OK), 0);
+	}
 	start_server();
+}
+END_TEST
+
+/* A key made at the first start: 16 bytes, mode 0600, the server's. */
+START_TEST(test_key_file_made)
+{
+	char key[64];
+	struct stat st;
+
+	snprintf(key, sizeof(key), "%s.key", dir);
+	ck_assert_int_eq(stat(key, &st), 0);
+	ck_assert(S_ISREG(st.st_mode));
+	ck_assert_uint_eq(st.st_mode & 07777, 0600);
+	ck_assert_uint_eq(st.st_uid, geteuid());
+	ck_assert_int_eq(st.st_size, 16);
 }
 END_TEST
 
@@ -236,8 +268,18 @@ START_TEST(test_clients)
 	ck_assert_int_eq(mountproc3_mnt_3(&p, &mr, mnt), RPC_SUCCESS);
 	ck_assert_int_eq(mr.fhs_status, MNT3ERR_ACCES);
 	ck_assert_int_eq(getattr(root), NFS3ERR_ACCES);
+	/* A /20 that does not hold 127.0.0.1, then one that does, and
+	 * the v4-mapped form of our address. */
 	stop_server();
-	export_clients[1] = "127.0.0.0/8";
+	export_clients[1] = "127.0.16.0/20";
+	start_server();
+	ck_assert_int_eq(getattr(root), NFS3ERR_ACCES);
+	stop_server();
+	export_clients[1] = "::ffff:127.0.0.1";
+	start_server();
+	ck_assert_int_eq(getattr(root), NFS3_OK);
+	stop_server();
+	export_clients[1] = "127.0.0.0/20";
 	start_server();
 	ck_assert_int_eq(getattr(root), NFS3_OK);
 	ck_assert_int_eq(create_st(root, "x", 0644, NULL), NFS3ERR_ROFS);
@@ -420,6 +462,7 @@ void nfs3d_add_safety(TCase *tc)
 	tcase_add_test(tc, test_mac_vectors);
 	tcase_add_test(tc, test_forged_handles);
 	tcase_add_test(tc, test_key_file_mode);
+	tcase_add_test(tc, test_key_file_made);
 	tcase_add_test(tc, test_defaults);
 	tcase_add_test(tc, test_clients);
 	tcase_add_test(tc, test_root_squash_gid0);
