@@ -147,6 +147,23 @@ START_TEST(test_mac_vectors)
 }
 END_TEST
 
+/* nfs3d on the export with the handles' key in keyfile must exit with
+ * status 1 ("cannot export") at once: not 124, which would say it
+ * served. */
+static void start_refused(const char *keyfile)
+{
+	char cmd[256];
+	int st;
+
+	snprintf(cmd, sizeof(cmd),
+		 "timeout 10 ./nfs/nfs3d -n tcp -R -a 127.0.0.1 -t 1 "
+		 "-m 1 -k %s %s >/dev/null 2>&1",
+		 keyfile, dir);
+	st = system(cmd);
+	ck_assert(WIFEXITED(st));
+	ck_assert_int_eq(WEXITSTATUS(st), 1);
+}
+
 /* A key file others could read is refused: the server does not start. */
 START_TEST(test_key_file_mode)
 {
@@ -155,39 +172,13 @@ START_TEST(test_key_file_mode)
 	stop_server();
 	snprintf(key, sizeof(key), "%s.key", dir);
 	ck_assert_int_eq(chmod(key, 0640), 0);
-	{
-		char cmd[256];
-
-		int st;
-
-		/* Exit status 1 ("cannot export"), at once: not 124, which
-		 * would say it served. */
-		snprintf(cmd, sizeof(cmd),
-			 "timeout 10 ./nfs/nfs3d -n tcp -R -a 127.0.0.1 -t 1 "
-			 "-m 1 -k %s %s >/dev/null 2>&1",
-			 key, dir);
-		st = system(cmd);
-		ck_assert(WIFEXITED(st));
-		ck_assert_int_eq(WEXITSTATUS(st), 1);
-	}
+	start_refused(key);
 	ck_assert_int_eq(chmod(key, 0600), 0);
 	/* A key inside the export: refused too (its clients could read
-	 * it and forge handles). */
-	{
-		char cmd[256];
-		int st;
-
-		snprintf(cmd, sizeof(cmd),
-			 "timeout 10 ./nfs/nfs3d -n tcp -R -a 127.0.0.1 -t 1 "
-			 "-m 1 -k %s/in.key %s >/dev/null 2>&1",
-			 dir, dir);
-		st = system(cmd);
-		ck_assert(WIFEXITED(st));
-		ck_assert_int_eq(WEXITSTATUS(st), 1);
-		/* Refused before it was made. */
-		snprintf(cmd, sizeof(cmd), "%s/in.key", dir);
-		ck_assert_int_ne(access(cmd, F_OK), 0);
-	}
+	 * it and forge handles), before it was made. */
+	snprintf(key, sizeof(key), "%s/in.key", dir);
+	start_refused(key);
+	ck_assert_int_ne(access(key, F_OK), 0);
 	start_server();
 }
 END_TEST
