@@ -168,6 +168,20 @@ void start_server(void)
 	ck_assert_int_gt(srv_fds, 0);
 }
 
+/* clnt_destroy with the socket reset, not left in TIME_WAIT: each test
+ * restarts the server and connects from reserved ports (bindresvport, as
+ * root), and the "secure" default refuses a caller whose reserved port
+ * could not be had; back-to-back runs used them all up. */
+static void close_now(CLIENT *c)
+{
+	struct linger l = {1, 0};
+	int fd;
+
+	if (clnt_control(c, CLGET_FD, (char *)&fd))
+		setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
+	clnt_destroy(c);
+}
+
 void stop_server(void)
 {
 	int st;
@@ -183,11 +197,11 @@ void stop_server(void)
 	}
 	if (nfs) {
 		auth_destroy(nfs->cl_auth);
-		clnt_destroy(nfs);
+		close_now(nfs);
 	}
 	if (mnt) {
 		auth_destroy(mnt->cl_auth);
-		clnt_destroy(mnt);
+		close_now(mnt);
 	}
 	nfs = mnt = NULL;
 	if (srv > 0) {
