@@ -46,25 +46,33 @@ static sattr3 sattr_rest(const sattr3 *sa)
 }
 
 /* A directory or node just made as dfd/leaf (MKDIR, MKNOD): the
- * caller's ownership, all of sa (mkdir and mknod applied the umask to its
- * mode), through O_PATH (a node itself is never opened), then the result's
- * handle and attributes. */
-static nfsstat3 made_new(int dfd, const char *leaf, const sattr3 *sa,
-			 struct svc_req *rq, post_op_fh3 *obj,
-			 post_op_attr *attr)
+ * caller's ownership, sa but its size (which means nothing to either:
+ * ignored, as nfsd does) through O_PATH (a node itself is never opened;
+ * mkdir and mknod applied the umask to the mode), then the result's
+ * handle and attributes. When sa cannot be applied the object goes
+ * again: the caller is told the call failed, and a retry must not find
+ * it (NFS3ERR_EXIST). */
+static nfsstat3 made_new(int dfd, const char *leaf, bool is_dir,
+			 const sattr3 *sa, struct svc_req *rq,
+			 post_op_fh3 *obj, post_op_attr *attr)
 {
+	sattr3 rest = *sa;
 	nfsstat3 s;
 	int fd;
 
+	rest.size.set_it = FALSE;
 	nfs3d_own_new(dfd, leaf, sa, rq);
 	fd = openat(dfd, leaf, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return nfs3d_errno(errno);
-	s = nfs3d_sattr_apply(fd, sa);
+	s = nfs3d_sattr_apply(fd, &rest);
 	close(fd);
-	if (s == NFS3_OK)
-		new_object(dfd, leaf, obj, attr);
-	return s;
+	if (s != NFS3_OK) {
+		(void)unlinkat(dfd, leaf, is_dir ? AT_REMOVEDIR : 0);
+		return s;
+	}
+	new_object(dfd, leaf, obj, attr);
+	return NFS3_OK;
 }
 
 /* The exclusive-create verifier lives in atime and mtime, as the Linux
@@ -191,7 +199,7 @@ bool nfs3d_mkdir(MKDIR3args *a, MKDIR3res *r, struct svc_req *rq)
 	if (r->status == NFS3_OK && mkdirat(dfd, leaf, mode) < 0)
 		r->status = nfs3d_errno(errno);
 	if (r->status == NFS3_OK) {
-		r->status = made_new(dfd, leaf, sa, rq, &ok->obj,
+		r->status = made_new(dfd, leaf, true, sa, rq, &ok->obj,
 				     &ok->obj_attributes);
 	}
 	if (r->status == NFS3_OK)
@@ -276,7 +284,7 @@ bool nfs3d_mknod(MKNOD3args *a, MKNOD3res *r, struct svc_req *rq)
 		    dev) < 0)
 		r->status = nfs3d_errno(errno);
 	if (r->status == NFS3_OK) {
-		r->status = made_new(dfd, leaf, sa, rq, &ok->obj,
+		r->status = made_new(dfd, leaf, false, sa, rq, &ok->obj,
 				     &ok->obj_attributes);
 	}
 	if (r->status == NFS3_OK)

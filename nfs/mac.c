@@ -98,6 +98,37 @@ bool nfs3d_mac_equal(const unsigned char *a, const unsigned char *b)
 	return d == 0;
 }
 
+/* The key's directory: whoever may rename in it may swap the key for
+ * one they know (the file's own mode would not stop them), so it must be
+ * ours or root's and writable by no one else, unless sticky (/tmp: then
+ * only a file's owner may move it, and the file must be ours). */
+static int key_dir_check(const char *dir)
+{
+	struct stat st;
+
+	if (stat(dir, &st) < 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode) ||
+	    (st.st_uid != geteuid() && st.st_uid != 0) ||
+	    ((st.st_mode & 022) && !(st.st_mode & S_ISVTX)))
+		return -EPERM;
+	return 0;
+}
+
+/* The new key's name on disk (RFC 1813 section 4: handles must survive a
+ * restart, a crash included): the directory's entry synced too. */
+static int dir_sync(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (fsync(fd) < 0)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
 /* Reads the key, or makes one: 16 random bytes in a new file of mode
  * 0600 (its directory made 0700 if absent), written whole before it
  * takes the name, so that two servers starting at once agree. Opened
@@ -110,17 +141,23 @@ int nfs3d_key_load(const char *path, unsigned char key[NFS3D_KEY_LEN])
 	ssize_t n;
 	int fd, err;
 
+	if (strlen(path) >= sizeof(dir))
+		return -ENAMETOOLONG;
+	strcpy(dir, path);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		strcpy(dir, ".");
+	else if (slash == dir)
+		dir[1] = '\0';
+	else
+		*slash = '\0';
 	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0 && errno == ENOENT) {
-		if (strlen(path) >= sizeof(dir))
-			return -ENAMETOOLONG;
-		strcpy(dir, path);
-		slash = strrchr(dir, '/');
-		if (slash && slash != dir) {
-			*slash = '\0';
-			if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-				return -errno;
-		}
+		if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+			return -errno;
+		err = key_dir_check(dir);
+		if (err)
+			return err;
 		if (getrandom(key, NFS3D_KEY_LEN, 0) != NFS3D_KEY_LEN)
 			return -EIO;
 		snprintf(tmp, sizeof(tmp), "%s.%d", path, (int)getpid());
@@ -135,15 +172,19 @@ int nfs3d_key_load(const char *path, unsigned char key[NFS3D_KEY_LEN])
 		unlink(tmp);
 		if (err && err != EEXIST)
 			return -err;
+		err = dir_sync(dir);
+		if (err)
+			return err;
 		fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	}
 	if (fd < 0)
 		return -errno;
 	/* A key others may read or replace is no secret. */
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	err = key_dir_check(dir);
+	if (err || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
 	    st.st_uid != geteuid() || (st.st_mode & 077)) {
 		close(fd);
-		return -EPERM;
+		return err ? err : -EPERM;
 	}
 	n = read(fd, key, NFS3D_KEY_LEN);
 	close(fd);

@@ -389,7 +389,9 @@ int main(int argc, char **argv)
 	if (rc < 0) {
 		fprintf(stderr, "nfs3d: cannot export %s: %s\n", argv[optind],
 			rc == -EXDEV ? "the handles' key (-k) is in the export"
-				     : strerror(-rc));
+			: rc == -EPERM ? "the handles' key (-k) or its directory"
+					 " may be read or replaced by others"
+			: strerror(-rc));
 		return 1;
 	}
 	sigemptyset(&sigs);

@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include <check.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -179,6 +180,31 @@ START_TEST(test_key_file_mode)
 	snprintf(key, sizeof(key), "%s/in.key", dir);
 	start_refused(key);
 	ck_assert_int_ne(access(key, F_OK), 0);
+	/* A key in a directory others may write (not sticky): they could
+	 * rename theirs over it. Refused, and not made. */
+	snprintf(key, sizeof(key), "%s.open", dir);
+	ck_assert_int_eq(mkdir(key, 0700), 0);
+	ck_assert_int_eq(chmod(key, 0777), 0);
+	snprintf(key, sizeof(key), "%s.open/k", dir);
+	start_refused(key);
+	ck_assert_int_ne(access(key, F_OK), 0);
+	{
+		unsigned char k[NFS3D_KEY_LEN];
+
+		ck_assert_int_eq(nfs3d_key_load(key, k), -EPERM);
+	}
+	/* Sticky (as /tmp): only the key's owner may move it. Made. */
+	snprintf(key, sizeof(key), "%s.open", dir);
+	ck_assert_int_eq(chmod(key, 01777), 0);
+	snprintf(key, sizeof(key), "%s.open/k", dir);
+	{
+		unsigned char k[NFS3D_KEY_LEN];
+
+		ck_assert_int_eq(nfs3d_key_load(key, k), 0);
+	}
+	ck_assert_int_eq(unlink(key), 0);
+	snprintf(key, sizeof(key), "%s.open", dir);
+	ck_assert_int_eq(rmdir(key), 0);
 	start_server();
 }
 END_TEST
@@ -448,6 +474,62 @@ START_TEST(test_mknod)
 }
 END_TEST
 
+/* MKDIR (RFC 1813 section 3.3.9) and MKNOD whose attributes cannot be
+ * applied (a user giving its new object to root: EPERM) fail, and
+ * nothing is left behind: the same call as the caller itself then
+ * succeeds, not NFS3ERR_EXIST. A size is ignored (nfsd's way). */
+static nfsstat3 mkdir_st(const char *leaf, int uid, int size)
+{
+	MKDIR3args a;
+	MKDIR3res r;
+
+	memset(&a, 0, sizeof(a));
+	a.where.dir = root;
+	a.where.name = (char *)leaf;
+	a.attributes.mode.set_it = TRUE;
+	a.attributes.mode.set_mode3_u.mode = 0755;
+	if (uid >= 0) {
+		a.attributes.uid.set_it = TRUE;
+		a.attributes.uid.set_uid3_u.uid = (uint32_t)uid;
+	}
+	if (size >= 0) {
+		a.attributes.size.set_it = TRUE;
+		a.attributes.size.set_size3_u.size = (uint64_t)size;
+	}
+	CALL(nfsproc3_mkdir_3, &a, &r);
+	return r.status;
+}
+
+START_TEST(test_made_then_refused)
+{
+	char path[96];
+	MKNOD3args a;
+	MKNOD3res r;
+
+	ck_assert_int_eq(chmod(dir, 0777), 0);
+	as_user(1000, 1000, 0, NULL);
+	ck_assert_int_eq(mkdir_st("d", 0, -1), NFS3ERR_PERM);
+	snprintf(path, sizeof(path), "%s/d", dir);
+	ck_assert_int_ne(access(path, F_OK), 0);
+	ck_assert_int_eq(mkdir_st("d", 1000, -1), NFS3_OK);
+	ck_assert_uint_eq(stat_of("d").st_uid, 1000);
+	memset(&a, 0, sizeof(a));
+	a.where.dir = root;
+	a.where.name = (char *)"p";
+	a.what.type = NF3FIFO;
+	a.what.mknoddata3_u.pipe_attributes.uid.set_it = TRUE;
+	a.what.mknoddata3_u.pipe_attributes.uid.set_uid3_u.uid = 0;
+	CALL(nfsproc3_mknod_3, &a, &r);
+	ck_assert_int_eq(r.status, NFS3ERR_PERM);
+	snprintf(path, sizeof(path), "%s/p", dir);
+	ck_assert_int_ne(access(path, F_OK), 0);
+	ck_assert_int_eq(mknod_st("p", NF3FIFO, 0600, 0, 0, NULL), NFS3_OK);
+	as_user(0, 0, 0, NULL);
+	ck_assert_int_eq(mkdir_st("sized", -1, 4096), NFS3_OK);
+	ck_assert(S_ISDIR(stat_of("sized").st_mode));
+}
+END_TEST
+
 void nfs3d_add_safety(TCase *tc)
 {
 	tcase_add_test(tc, test_mac_vectors);
@@ -459,4 +541,5 @@ void nfs3d_add_safety(TCase *tc)
 	tcase_add_test(tc, test_root_squash_gid0);
 	tcase_add_test(tc, test_create_over_special);
 	tcase_add_test(tc, test_mknod);
+	tcase_add_test(tc, test_made_then_refused);
 }

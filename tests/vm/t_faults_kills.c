@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The "kills" TCase of t_faults: test_random_server_kills (the server
- * child SIGKILLed at random points of the mixed load and restarted, 100
- * times) and test_random_client_kills (client children killed at random
- * points against one server, 100 times); each checks the survivor's
+ * child SIGKILLed at random points of the mixed load and restarted,
+ * T_FAULTS_KILLS times, default 100) and test_random_client_kills
+ * (client children killed at random points against one server, as many
+ * times); each checks the survivor's
  * fds, RDMA objects, heap and VmRSS afterwards. With their seed, delays,
  * resource comparisons and the client children's spawning.
  */

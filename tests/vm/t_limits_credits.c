@@ -21,6 +21,7 @@
 #include "harness.h"
 #include "../../engine/ep_int.h"
 #include "t_limits.h"
+#include "procself.h"
 
 /* ---- the grant is constant (section 3.3.1) ---- */
 
@@ -327,6 +328,35 @@ END_TEST
 #define SCALE_KIB	1536
 #endif
 
+/*
+ * A connection refused, and not by the server's limit (its
+ * connections_refused did not move): seen at the 256th of this test on
+ * 6.1 and 6.12 beside a second guest, in CI only, never alone. What the
+ * process's counters said is printed (to find where the refusal came
+ * from); it is tried 3 more times, 1 s apart. A refusal by the limit
+ * before N is never retried: that is the bug this test looks for.
+ */
+static CLIENT *retry_unlimited(const struct rpcrdma_opts *co, int n)
+{
+	struct rpcrdma_stats g;
+	CLIENT *c = NULL;
+
+	rpcrdma_stats_global(&g);
+	if (g.connections_refused)
+		return NULL;
+	printf("many_connections: connection %d: %s; not by the server's "
+	       "limit (connections_refused 0); the process's counters:\n", n,
+	       clnt_spcreateerror("clnt"));
+	stats_print("many_connections", &g);
+	for (int k = 1; !c && k <= 3; k++) {
+		sleep(1);
+		c = clnt_rdma_create(addr_b, T_PROG, T_VERS, co);
+		printf("many_connections: connection %d, try %d: %s\n", n,
+		       k + 1, c ? "made" : clnt_spcreateerror("clnt"));
+	}
+	return c;
+}
+
 START_TEST(test_many_connections)
 {
 	enum { N = 256 };
@@ -362,6 +392,8 @@ START_TEST(test_many_connections)
 	rss0 = vmrss_kib();
 	for (n = 0; n < N; n++) {
 		cl[n] = clnt_rdma_create(addr_b, T_PROG, T_VERS, &co);
+		if (!cl[n] && !iwarp)
+			cl[n] = retry_unlimited(&co, n);
 		if (!cl[n] && iwarp && n >= SIW_MIN_CONNS) {
 			/* siw's queue memory ran out (the SIW_NCONN comment):
 			 * a clean refusal, the client told why. */
