@@ -15,8 +15,8 @@
 #include "nfs3_prot.h"
 #include "nfs3d_util.h"
 
-/* MKDIR dir/leaf with mode: its handle. */
-static nfs_fh3 mkdir_fh(nfs_fh3 d, const char *leaf, mode_t mode)
+nfsstat3 mkdir_st(nfs_fh3 d, const char *leaf, const sattr3 *sa,
+		  nfs_fh3 *fh)
 {
 	MKDIR3args a;
 	MKDIR3res r;
@@ -24,12 +24,26 @@ static nfs_fh3 mkdir_fh(nfs_fh3 d, const char *leaf, mode_t mode)
 	memset(&a, 0, sizeof(a));
 	a.where.dir = d;
 	a.where.name = (char *)leaf;
-	a.attributes.mode.set_it = TRUE;
-	a.attributes.mode.set_mode3_u.mode = mode;
+	a.attributes = *sa;
 	CALL(nfsproc3_mkdir_3, &a, &r);
-	ck_assert_int_eq(r.status, NFS3_OK);
-	ck_assert(r.MKDIR3res_u.resok.obj.handle_follows);
-	return r.MKDIR3res_u.resok.obj.post_op_fh3_u.handle;
+	if (r.status == NFS3_OK && fh) {
+		ck_assert(r.MKDIR3res_u.resok.obj.handle_follows);
+		*fh = r.MKDIR3res_u.resok.obj.post_op_fh3_u.handle;
+	}
+	return r.status;
+}
+
+/* MKDIR dir/leaf with mode: its handle. */
+static nfs_fh3 mkdir_fh(nfs_fh3 d, const char *leaf, mode_t mode)
+{
+	sattr3 sa;
+	nfs_fh3 fh;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.mode.set_it = TRUE;
+	sa.mode.set_mode3_u.mode = mode;
+	ck_assert_int_eq(mkdir_st(d, leaf, &sa, &fh), NFS3_OK);
+	return fh;
 }
 
 /* The NFS client's credentials: AUTH_SYS uid, gid and groups. */

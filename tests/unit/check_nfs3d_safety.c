@@ -478,26 +478,22 @@ END_TEST
  * applied (a user giving its new object to root: EPERM) fail, and
  * nothing is left behind: the same call as the caller itself then
  * succeeds, not NFS3ERR_EXIST. A size is ignored (nfsd's way). */
-static nfsstat3 mkdir_st(const char *leaf, int uid, int size)
+static nfsstat3 mkdir_as(const char *leaf, int uid, int size)
 {
-	MKDIR3args a;
-	MKDIR3res r;
+	sattr3 sa;
 
-	memset(&a, 0, sizeof(a));
-	a.where.dir = root;
-	a.where.name = (char *)leaf;
-	a.attributes.mode.set_it = TRUE;
-	a.attributes.mode.set_mode3_u.mode = 0755;
+	memset(&sa, 0, sizeof(sa));
+	sa.mode.set_it = TRUE;
+	sa.mode.set_mode3_u.mode = 0755;
 	if (uid >= 0) {
-		a.attributes.uid.set_it = TRUE;
-		a.attributes.uid.set_uid3_u.uid = (uint32_t)uid;
+		sa.uid.set_it = TRUE;
+		sa.uid.set_uid3_u.uid = (uint32_t)uid;
 	}
 	if (size >= 0) {
-		a.attributes.size.set_it = TRUE;
-		a.attributes.size.set_size3_u.size = (uint64_t)size;
+		sa.size.set_it = TRUE;
+		sa.size.set_size3_u.size = (uint64_t)size;
 	}
-	CALL(nfsproc3_mkdir_3, &a, &r);
-	return r.status;
+	return mkdir_st(root, leaf, &sa, NULL);
 }
 
 START_TEST(test_made_then_refused)
@@ -508,10 +504,10 @@ START_TEST(test_made_then_refused)
 
 	ck_assert_int_eq(chmod(dir, 0777), 0);
 	as_user(1000, 1000, 0, NULL);
-	ck_assert_int_eq(mkdir_st("d", 0, -1), NFS3ERR_PERM);
+	ck_assert_int_eq(mkdir_as("d", 0, -1), NFS3ERR_PERM);
 	snprintf(path, sizeof(path), "%s/d", dir);
 	ck_assert_int_ne(access(path, F_OK), 0);
-	ck_assert_int_eq(mkdir_st("d", 1000, -1), NFS3_OK);
+	ck_assert_int_eq(mkdir_as("d", 1000, -1), NFS3_OK);
 	ck_assert_uint_eq(stat_of("d").st_uid, 1000);
 	memset(&a, 0, sizeof(a));
 	a.where.dir = root;
@@ -525,7 +521,7 @@ START_TEST(test_made_then_refused)
 	ck_assert_int_ne(access(path, F_OK), 0);
 	ck_assert_int_eq(mknod_st("p", NF3FIFO, 0600, 0, 0, NULL), NFS3_OK);
 	as_user(0, 0, 0, NULL);
-	ck_assert_int_eq(mkdir_st("sized", -1, 4096), NFS3_OK);
+	ck_assert_int_eq(mkdir_as("sized", -1, 4096), NFS3_OK);
 	ck_assert(S_ISDIR(stat_of("sized").st_mode));
 }
 END_TEST

@@ -46,6 +46,9 @@ nfsstat3 getattr(nfs_fh3 fh);
 /* check_nfs3d_cred.c's: the NFS client's AUTH_SYS ids, a READ's status,
  * the lstat of dir/leaf on the server's disk. */
 void as_user(uid_t uid, gid_t gid, int ngids, gid_t *gids);
+/* MKDIR d/leaf with sa: its status, its handle in *fh (may be NULL). */
+nfsstat3 mkdir_st(nfs_fh3 d, const char *leaf, const sattr3 *sa,
+		  nfs_fh3 *fh);
 nfsstat3 read_st(nfs_fh3 f);
 struct stat stat_of(const char *leaf);
 
