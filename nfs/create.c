@@ -167,6 +167,9 @@ bool nfs3d_create(CREATE3args *a, CREATE3res *r, struct svc_req *rq)
 		if (s != NFS3_OK)
 			r->status = s;
 	}
+	/* A file this call made and then failed goes again (as made_new). */
+	if (r->status != NFS3_OK && made)
+		(void)unlinkat(dfd, leaf, 0);
 	if (r->status == NFS3_OK)
 		new_object(dfd, leaf, &ok->obj, &ok->obj_attributes);
 out:

@@ -474,7 +474,7 @@ START_TEST(test_mknod)
 }
 END_TEST
 
-/* MKDIR (RFC 1813 section 3.3.9) and MKNOD whose attributes cannot be
+/* MKDIR (RFC 1813 section 3.3.9), MKNOD and CREATE whose attributes cannot be
  * applied (a user giving its new object to root: EPERM) fail, and
  * nothing is left behind: the same call as the caller itself then
  * succeeds, not NFS3ERR_EXIST. A size is ignored (nfsd's way). */
@@ -520,6 +520,23 @@ START_TEST(test_made_then_refused)
 	snprintf(path, sizeof(path), "%s/p", dir);
 	ck_assert_int_ne(access(path, F_OK), 0);
 	ck_assert_int_eq(mknod_st("p", NF3FIFO, 0600, 0, 0, NULL), NFS3_OK);
+	{
+		CREATE3args ca;
+		CREATE3res cr;
+		sattr3 *sa = &ca.how.createhow3_u.obj_attributes;
+
+		memset(&ca, 0, sizeof(ca));
+		ca.where.dir = root;
+		ca.where.name = (char *)"f";
+		ca.how.mode = GUARDED;
+		sa->uid.set_it = TRUE;
+		sa->uid.set_uid3_u.uid = 0;
+		CALL(nfsproc3_create_3, &ca, &cr);
+		ck_assert_int_eq(cr.status, NFS3ERR_PERM);
+		snprintf(path, sizeof(path), "%s/f", dir);
+		ck_assert_int_ne(access(path, F_OK), 0);
+	}
+	ck_assert_int_eq(create_st(root, "f", 0644, NULL), NFS3_OK);
 	as_user(0, 0, 0, NULL);
 	ck_assert_int_eq(mkdir_as("sized", -1, 4096), NFS3_OK);
 	ck_assert(S_ISDIR(stat_of("sized").st_mode));
