@@ -74,10 +74,11 @@ for b in $boots; do
 	esac
 done
 
-# One boot at a time: its output shown as it comes; several: kept until
-# the boot ends (interleaved lines would say nothing).
+# One boot at a time: its output shown as it comes (appended: tee would
+# truncate a log file that stderr is, losing the boots before); several:
+# kept until the boot ends (interleaved lines would say nothing).
 show() {
-	if [ "$jobs" -gt 1 ]; then cat; else tee /dev/stderr; fi
+	if [ "$jobs" -gt 1 ]; then cat; else tee -a /dev/stderr; fi
 }
 
 # A boot's tag: KERNEL, or KERNEL-KIND when the kind is not rxe.
