@@ -220,6 +220,18 @@ static void ep_drain_events(struct rpcrdma_ep *ep)
 		ibv_ack_cq_events(cq, 1);
 }
 
+/* The event the last arm raised, when the poll saw it: one (the CQ is
+ * armed only by ep_arm, after a drain). Another, come since, keeps the
+ * fd readable for the next poll. */
+static void ep_drain_one(struct rpcrdma_ep *ep)
+{
+	struct ibv_cq *cq;
+	void *ctx;
+
+	if (ibv_get_cq_event(ep->comp_ch, &cq, &ctx) == 0)
+		ibv_ack_cq_events(cq, 1);
+}
+
 /* This endpoint's own CM events (its fd holds their channel), handled
  * without blocking. Lock held. */
 static void ep_cm_events(struct rpcrdma_ep *ep)
@@ -260,8 +272,19 @@ static void ep_cm_events(struct rpcrdma_ep *ep)
  */
 bool ep_arm(struct rpcrdma_ep *ep)
 {
-	ep_drain_events(ep);
-	ep_cm_events(ep);
+	/* After a poll of ours only the channels it saw readable are read:
+	 * a read that finds nothing costs a system call (and librdmacm a
+	 * malloc), two per call when both were always read. An event come
+	 * since the poll keeps its fd readable: the next poll returns at
+	 * once for it. Otherwise (the fds were polled by libtirpc, or not
+	 * at all) both are drained. */
+	if (ep->comp_seen > 0)
+		ep_drain_one(ep);
+	else if (ep->comp_seen < 0)
+		ep_drain_events(ep);
+	if (ep->cm_seen != 0)
+		ep_cm_events(ep);
+	ep->comp_seen = ep->cm_seen = -1;
 	if (ibv_req_notify_cq(ep->cq, 0))
 		ep_mark_down(ep, -EIO);
 	return ep_reap(ep) > 0;
@@ -291,6 +314,8 @@ bool ep_block_wake(struct rpcrdma_ep *ep, uint64_t deadline,
 	pthread_mutex_lock(&ep->lock);
 	if (n < 0)
 		return errno == EINTR;
+	ep->comp_seen = pfd[0].revents ? 1 : 0;
+	ep->cm_seen = nfd < 2 ? -1 : pfd[1].revents ? 1 : 0;
 	if (nfd == 3 && (pfd[2].revents & POLLIN)) {
 		rpcrdma_ep_unkick(ep);
 		*woken = true;

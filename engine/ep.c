@@ -98,6 +98,7 @@ struct rpcrdma_ep *ep_alloc(const struct rpcrdma_ep_opts *o)
 	ep->kickfd = -1;
 	ep->stallfd = -1;
 	ep->windows = -1;
+	ep->comp_seen = ep->cm_seen = -1;	/* not polled yet: look */
 	ep->down_err = -ENOTCONN;
 	if (pthread_condattr_init(&ca))
 		goto out_free;

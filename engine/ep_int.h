@@ -81,6 +81,9 @@ struct rpcrdma_ep {
 	bool connected;			/* read racily through __atomic */
 	bool was_connected;
 	bool dev_removed;		/* RDMA_CM_EVENT_DEVICE_REMOVAL seen */
+	/* What ep_block_wake's poll saw of the completion and CM channels,
+	 * for the next ep_arm: -1 not known, 0 not readable, 1 readable. */
+	int8_t comp_seen, cm_seen;
 	int down_err;			/* why it went down: -ENOTCONN, -EIO.. */
 	int mr_count;			/* live rpcrdma_mr (for leak checks) */
 

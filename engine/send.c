@@ -129,7 +129,12 @@ int rpcrdma_ep_send(struct rpcrdma_ep *ep, const struct iovec *iov, int iovcnt,
 	}
 
 	pthread_mutex_lock(&ep->lock);
-	ret = rpcrdma_ep_sq_room(ep, 1, true, ep_deadline_of(EP_SEND_WAIT_MS));
+	/* The clock is read for a deadline only when there is no room now. */
+	if (ep_is_up(ep) && ep_sq_free(ep, 1, true))
+		ret = 0;
+	else
+		ret = rpcrdma_ep_sq_room(ep, 1, true,
+					 ep_deadline_of(EP_SEND_WAIT_MS));
 	if (!ret)
 		ret = ep_tx_post(ep, iov, iovcnt, inv_rkey, false);
 	pthread_mutex_unlock(&ep->lock);
