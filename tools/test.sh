@@ -132,6 +132,8 @@ FUZZ_OUT=$top/build-fuzz "$top/tests/fuzz/run.sh" "${RPCRDMA_FUZZ_SECONDS:-60}"
 step "tiers 1 and 2, -Werror build (build-ci); the guest boots one after another, the ASan boot among them"
 export RPCRDMA_VM_JOBS=${RPCRDMA_VM_JOBS:-1}
 export RPCRDMA_VM_RERUN=${RPCRDMA_VM_RERUN:-1}
+# 69-nfstest fails, not skips, when nfstest could not be fetched.
+export RPCRDMA_T_NEED_NFSTEST=1
 # A boot's bound (6.12's, the longest, took about 1,200 s alone here).
 export RPCRDMA_VM_TIMEOUT=${RPCRDMA_VM_TIMEOUT:-2400}
 export RPCRDMA_VM_ASAN_BUILD=$top/build-san

@@ -74,6 +74,17 @@ for b in $boots; do
 	esac
 done
 
+# nfstest (t/69-nfstest.sh), fetched on the host once into the guest
+# cache (tests/vm/nfstest-fetch.sh): the guest has no network.
+if [ -z "${RPCRDMA_T_NFSTEST:-}" ]; then
+	nfc=${RPCRDMA_VM_CACHE:-$here/../../.cache/vm}/nfstest
+	if "$here/nfstest-fetch.sh" "$nfc"; then
+		export RPCRDMA_T_NFSTEST=$nfc
+	else
+		echo "guest tier: nfstest not fetched: 69-nfstest will say so"
+	fi
+fi
+
 # One boot at a time: its output shown as it comes (appended: tee would
 # truncate a log file that stderr is, losing the boots before); several:
 # kept until the boot ends (interleaved lines would say nothing).
