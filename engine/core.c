@@ -210,25 +210,14 @@ out:
 	pthread_mutex_unlock(&ep->lock);
 }
 
-/* Consumes pending completion-channel events. Lock held. */
-static void ep_drain_events(struct rpcrdma_ep *ep)
+/* Consumes up to max pending completion-channel events (UINT32_MAX:
+ * all, reading until the channel is empty). Lock held. */
+static void ep_drain_events(struct rpcrdma_ep *ep, uint32_t max)
 {
 	struct ibv_cq *cq;
 	void *ctx;
 
-	while (ibv_get_cq_event(ep->comp_ch, &cq, &ctx) == 0)
-		ibv_ack_cq_events(cq, 1);
-}
-
-/* The event the last arm raised, when the poll saw it: one (the CQ is
- * armed only by ep_arm, after a drain). Another, come since, keeps the
- * fd readable for the next poll. */
-static void ep_drain_one(struct rpcrdma_ep *ep)
-{
-	struct ibv_cq *cq;
-	void *ctx;
-
-	if (ibv_get_cq_event(ep->comp_ch, &cq, &ctx) == 0)
+	while (max-- && ibv_get_cq_event(ep->comp_ch, &cq, &ctx) == 0)
 		ibv_ack_cq_events(cq, 1);
 }
 
@@ -278,10 +267,12 @@ bool ep_arm(struct rpcrdma_ep *ep)
 	 * since the poll keeps its fd readable: the next poll returns at
 	 * once for it. Otherwise (the fds were polled by libtirpc, or not
 	 * at all) both are drained. */
+	/* Seen readable: the one event the last arm raised (only ep_arm
+	 * arms the CQ, after a drain). */
 	if (ep->comp_seen > 0)
-		ep_drain_one(ep);
+		ep_drain_events(ep, 1);
 	else if (ep->comp_seen < 0)
-		ep_drain_events(ep);
+		ep_drain_events(ep, UINT32_MAX);
 	if (ep->cm_seen != 0)
 		ep_cm_events(ep);
 	ep->comp_seen = ep->cm_seen = -1;
@@ -427,6 +418,6 @@ void ep_drain(struct rpcrdma_ep *ep, int max_ms)
 		poll(NULL, 0, 1);
 		pthread_mutex_lock(&ep->lock);
 	}
-	ep_drain_events(ep);
+	ep_drain_events(ep, UINT32_MAX);
 	pthread_mutex_unlock(&ep->lock);
 }

@@ -182,6 +182,9 @@ int rpcrdma_ep_sq_wait(struct rpcrdma_ep *ep, uint64_t seq,
 		       uint64_t deadline);
 /* Room on the send queue for n more WRs, and a send buffer (lock held). */
 EP_HIDDEN bool ep_sq_free(const struct rpcrdma_ep *ep, uint32_t n, bool tx);
+/* rpcrdma_ep_sq_room within EP_SEND_WAIT_MS, the clock read only when it
+ * must wait. */
+EP_HIDDEN int ep_sq_room_now(struct rpcrdma_ep *ep, uint32_t n, bool tx);
 /* Posts one SQ WR (its sequence number assigned). Lock held. */
 int rpcrdma_ep_sq_post(struct rpcrdma_ep *ep, struct ibv_send_wr *wr,
 		       bool signal);

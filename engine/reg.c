@@ -203,8 +203,7 @@ int rpcrdma_ep_send_bind(struct rpcrdma_ep *ep, const struct iovec *iov,
 	}
 
 	pthread_mutex_lock(&ep->lock);
-	ret = rpcrdma_ep_sq_room(ep, nb + 1, true,
-				 ep_deadline_of(EP_SEND_WAIT_MS));
+	ret = ep_sq_room_now(ep, nb + 1, true);
 	for (j = 0; !ret && j < nb; j++) {
 		ret = rpcrdma_ep_sq_post(ep, &wr[j], false);
 		if (!ret) {
@@ -234,7 +233,7 @@ int rpcrdma_win_invalidate_post(struct rpcrdma_win *w)
 	wr.opcode = IBV_WR_LOCAL_INV;
 	wr.invalidate_rkey = w->mw->rkey;
 	pthread_mutex_lock(&ep->lock);
-	ret = rpcrdma_ep_sq_room(ep, 1, false, ep_deadline_of(EP_SEND_WAIT_MS));
+	ret = ep_sq_room_now(ep, 1, false);
 	if (!ret)
 		ret = rpcrdma_ep_sq_post(ep, &wr, true);
 	if (!ret)

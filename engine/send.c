@@ -55,6 +55,16 @@ int rpcrdma_ep_sq_room(struct rpcrdma_ep *ep, uint32_t n, bool tx,
 	}
 }
 
+/* rpcrdma_ep_sq_room within EP_SEND_WAIT_MS, the clock read for that
+ * deadline only when there is no room now (a post's common case). Lock
+ * held. */
+int ep_sq_room_now(struct rpcrdma_ep *ep, uint32_t n, bool tx)
+{
+	if (ep_is_up(ep) && ep_sq_free(ep, n, tx))
+		return 0;
+	return rpcrdma_ep_sq_room(ep, n, tx, ep_deadline_of(EP_SEND_WAIT_MS));
+}
+
 bool ep_sq_free(const struct rpcrdma_ep *ep, uint32_t n, bool tx)
 {
 	return ep->sq_seq + n - ep->sq_done <= ep->sq_depth &&
@@ -129,12 +139,7 @@ int rpcrdma_ep_send(struct rpcrdma_ep *ep, const struct iovec *iov, int iovcnt,
 	}
 
 	pthread_mutex_lock(&ep->lock);
-	/* The clock is read for a deadline only when there is no room now. */
-	if (ep_is_up(ep) && ep_sq_free(ep, 1, true))
-		ret = 0;
-	else
-		ret = rpcrdma_ep_sq_room(ep, 1, true,
-					 ep_deadline_of(EP_SEND_WAIT_MS));
+	ret = ep_sq_room_now(ep, 1, true);
 	if (!ret)
 		ret = ep_tx_post(ep, iov, iovcnt, inv_rkey, false);
 	pthread_mutex_unlock(&ep->lock);

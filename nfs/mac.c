@@ -151,13 +151,15 @@ int nfs3d_key_load(const char *path, unsigned char key[NFS3D_KEY_LEN])
 		dir[1] = '\0';
 	else
 		*slash = '\0';
+	/* The directory first, made 0700 when absent: a key in one that
+	 * fails key_dir_check is neither made nor read. */
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	err = key_dir_check(dir);
+	if (err)
+		return err;
 	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0 && errno == ENOENT) {
-		if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-			return -errno;
-		err = key_dir_check(dir);
-		if (err)
-			return err;
 		if (getrandom(key, NFS3D_KEY_LEN, 0) != NFS3D_KEY_LEN)
 			return -EIO;
 		snprintf(tmp, sizeof(tmp), "%s.%d", path, (int)getpid());
@@ -180,11 +182,10 @@ int nfs3d_key_load(const char *path, unsigned char key[NFS3D_KEY_LEN])
 	if (fd < 0)
 		return -errno;
 	/* A key others may read or replace is no secret. */
-	err = key_dir_check(dir);
-	if (err || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
 	    st.st_uid != geteuid() || (st.st_mode & 077)) {
 		close(fd);
-		return err ? err : -EPERM;
+		return -EPERM;
 	}
 	n = read(fd, key, NFS3D_KEY_LEN);
 	close(fd);
