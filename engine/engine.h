@@ -148,6 +148,10 @@ int rpcrdma_ep_send(struct rpcrdma_ep *ep, const struct iovec *iov, int iovcnt,
  * gone (flushed receives are consumed internally). */
 int rpcrdma_ep_poll(struct rpcrdma_ep *ep, struct rpcrdma_rx *rx,
 		    int timeout_ms);
+/* rpcrdma_ep_poll that polls the CQ for up to spin_us (not the
+ * endpoint's poll_us) before it sleeps. */
+int rpcrdma_ep_poll_spin(struct rpcrdma_ep *ep, struct rpcrdma_rx *rx,
+			 int timeout_ms, uint32_t spin_us);
 /* True when a received message is already queued (poll would not block). */
 bool rpcrdma_ep_rx_pending(const struct rpcrdma_ep *ep);
 /* Gives the buffer back; the engine re-posts it. */

@@ -6,7 +6,6 @@
  * and the questions about what is queued.
  */
 #include <errno.h>
-#include <sched.h>
 
 #include "ep_int.h"
 
@@ -80,23 +79,39 @@ static void rx_pop(struct rpcrdma_ep *ep, struct rpcrdma_rx *rx)
 	rx->priv = s;
 }
 
+/* A pause between looks at the CQ: no system call (a sched_yield per
+ * look cost one each, hundreds per call), and a hint to the core. */
+static inline void ep_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
+
+#define EP_SPIN_PAUSES	64	/* between looks: about a microsecond */
+
 /*
- * Polls the CQ for up to the endpoint's poll_us (never past deadline)
- * before the caller sleeps on the completion channel: a reply that comes
- * meanwhile costs no interrupt, wake-up or task switch, which is most of
- * a small call's latency (docs/performance.md); ib_send_lat polls all
- * along. The lock is dropped between looks so that senders go on. Lock
+ * Polls the CQ for up to spin_us (never past deadline) before the caller
+ * sleeps on the completion channel: a reply that comes meanwhile costs
+ * no interrupt, wake-up or task switch, which is most of a small call's
+ * latency (docs/performance.md); ib_send_lat polls all along. The lock is
+ * dropped between looks so that senders go on; reaping the CQ of rxe,
+ * siw and hardware is a read of shared memory, no system call. Lock
  * held; true when something arrived or the connection went.
  */
-static bool ep_spin(struct rpcrdma_ep *ep, uint64_t deadline)
+static bool ep_spin(struct rpcrdma_ep *ep, uint64_t deadline,
+		    uint32_t spin_us)
 {
-	uint64_t end = ep_now_us() + ep->opts.poll_us;
+	uint64_t end = ep_now_us() + spin_us;
 
 	if (deadline != UINT64_MAX && deadline * 1000u < end)
 		end = deadline * 1000u;
 	do {
 		pthread_mutex_unlock(&ep->lock);
-		sched_yield();
+		for (int i = 0; i < EP_SPIN_PAUSES; i++)
+			ep_cpu_relax();
 		pthread_mutex_lock(&ep->lock);
 		if (ep->rxq_count || ep_reap(ep) || !ep_is_up(ep))
 			return true;
@@ -104,8 +119,8 @@ static bool ep_spin(struct rpcrdma_ep *ep, uint64_t deadline)
 	return false;
 }
 
-int rpcrdma_ep_poll(struct rpcrdma_ep *ep, struct rpcrdma_rx *rx,
-		    int timeout_ms)
+int rpcrdma_ep_poll_spin(struct rpcrdma_ep *ep, struct rpcrdma_rx *rx,
+			 int timeout_ms, uint32_t spin_us)
 {
 	uint64_t deadline = ep_deadline_of(timeout_ms);
 	bool woken = false, spun = false;
@@ -126,9 +141,9 @@ int rpcrdma_ep_poll(struct rpcrdma_ep *ep, struct rpcrdma_rx *rx,
 		}
 		/* A zero timeout asks only what is there (svc_run's
 		 * xp_recv): no polling. */
-		if (!spun && timeout_ms != 0 && ep->opts.poll_us) {
+		if (!spun && timeout_ms != 0 && spin_us) {
 			spun = true;
-			if (ep_spin(ep, deadline))
+			if (ep_spin(ep, deadline, spin_us))
 				continue;
 		}
 		if (ep_arm(ep))
@@ -144,6 +159,12 @@ int rpcrdma_ep_poll(struct rpcrdma_ep *ep, struct rpcrdma_rx *rx,
 	}
 	pthread_mutex_unlock(&ep->lock);
 	return ret;
+}
+
+int rpcrdma_ep_poll(struct rpcrdma_ep *ep, struct rpcrdma_rx *rx,
+		    int timeout_ms)
+{
+	return rpcrdma_ep_poll_spin(ep, rx, timeout_ms, ep->opts.poll_us);
 }
 
 void rpcrdma_ep_rx_done(struct rpcrdma_ep *ep, struct rpcrdma_rx *rx)

@@ -98,6 +98,13 @@ struct ct_slot {
 			       * they stay until it is done */
 	bool replied;	      /* its reply was taken: later ones dropped */
 	int inv_err;	      /* the slot's outcome once that completes */
+	/* Its owner sleeps on cv (ct_wait, sleeping set): woken alone by
+	 * its reply, the poller role falling free or the connection's end,
+	 * never by another call's reply (a broadcast woke every caller on
+	 * every reply: 23 futex calls per NULL call at 32 in flight). */
+	pthread_cond_t cv;
+	bool sleeping;
+	uint64_t sent_us;     /* when its call was posted (CLOCK_MONOTONIC) */
 };
 
 /* The limit a failed call ran into, for clnt_sperror (netid.c). */
@@ -126,7 +133,9 @@ struct ct_bc;
 struct ct {
 	CLIENT clnt;
 	pthread_mutex_t lock;
-	pthread_cond_t cv; /* any change: reply, credit, role */
+	pthread_cond_t cv; /* credit, role, connection, backward inbox;
+			    * a caller waiting for its reply sleeps on its
+			    * slot's cv instead */
 	pthread_mutex_t auth_lock;
 	pthread_mutex_t gss_lock; /* RPCSEC_GSS calls, one at a time */
 
@@ -144,6 +153,8 @@ struct ct {
 	bool no_windows;       /* this connection cannot make them */
 	uint32_t inv_pending;  /* slots with inv_pending set */
 	bool polling;	       /* the poller role is taken */
+	uint32_t srtt_us;      /* round trips as observed (7/8 weighted),
+				* 0: none yet; opts.poll_us AUTO's basis */
 	uint32_t ep_users;     /* slots OWNED, WAITING or DONE */
 	struct rpcrdma_req_credits credits;
 	struct rpcrdma_limits limits;
@@ -284,9 +295,11 @@ static inline struct ct_slot *slot_by_xid(struct ct *ct, uint32_t xid)
 
 static inline void slot_complete(struct ct *ct, struct ct_slot *s, int err)
 {
+	(void)ct;
 	s->err = err;
 	s->state = SLOT_DONE;
-	pthread_cond_broadcast(&ct->cv);
+	if (s->sleeping)
+		pthread_cond_signal(&s->cv);
 }
 
 /* s's outcome: now, or once its window's invalidation completed. */
@@ -351,6 +364,7 @@ void ct_zc_expose(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
 
 /* --- clnt_reply.c --- */
 int ct_poll(struct ct *ct, ct_pred pred, void *arg, const struct timespec *dl);
+void ct_poller_leave(struct ct *ct);
 int ct_wait(struct ct *ct, ct_pred pred, void *arg, const struct timespec *dl,
 	    bool for_credit);
 bool pred_slot_done(struct ct *ct, void *arg);

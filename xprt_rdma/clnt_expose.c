@@ -215,8 +215,7 @@ void ct_abandon(struct ct *ct, struct ct_slot *s)
 		if (!ct->polling) {
 			ct->polling = true;
 			ct_flush_invalidations(ct);
-			ct->polling = false;
-			pthread_cond_broadcast(&ct->cv);
+			ct_poller_leave(ct);
 			continue;
 		}
 		/* The poller may sleep in rpcrdma_ep_poll until a message

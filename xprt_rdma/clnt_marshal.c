@@ -461,6 +461,7 @@ int ct_post(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
 	}
 	ct_post_count(ct, s, mm);
 	nb = ct_post_binds(s, mm, binds);
+	s->sent_us = xprt_now_us();
 	if (nb)
 		rc = rpcrdma_ep_send_bind(ep, iov, (int)niov, binds, nb);
 	else

@@ -320,6 +320,7 @@ static void ct_free(struct ct *ct)
 		if (ct->slots[i].xdr_ok)
 			rpcrdma_xdrgrow_destroy(&ct->slots[i].xdr);
 		free(ct->slots[i].reply_buf);
+		pthread_cond_destroy(&ct->slots[i].cv);
 	}
 	free(ct->slots);
 	free(ct->hints);
@@ -407,6 +408,28 @@ out_lock:
 	return -rc;
 }
 
+/* The slots, one per credit, each with the cv its caller sleeps on. */
+static int ct_slots_alloc(struct ct *ct)
+{
+	pthread_condattr_t ca;
+	int rc;
+
+	ct->slots = calloc(ct->opts.credits, sizeof(*ct->slots));
+	if (!ct->slots)
+		return -ENOMEM;
+	rc = pthread_condattr_init(&ca);
+	if (rc)
+		return -rc;
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	for (; ct->nslots < ct->opts.credits; ct->nslots++) {
+		rc = pthread_cond_init(&ct->slots[ct->nslots].cv, &ca);
+		if (rc)
+			break;
+	}
+	pthread_condattr_destroy(&ca);
+	return -rc;
+}
+
 CLIENT *clnt_rdma_create(const char *host, rpcprog_t prog, rpcvers_t vers,
 			 const struct rpcrdma_opts *opts)
 {
@@ -444,13 +467,11 @@ CLIENT *clnt_rdma_create(const char *host, rpcprog_t prog, rpcvers_t vers,
 		xprt_createerr(RPC_SYSTEMERROR, rc);
 		return NULL;
 	}
-	ct->slots = calloc(ct->opts.credits, sizeof(*ct->slots));
-	if (ct->slots)
-		ct->nslots = ct->opts.credits;
+	rc = ct_slots_alloc(ct);
 	if (ct->opts.src_addr)
 		ct->src_str = strdup(ct->opts.src_addr);
 	ct->clnt.cl_netid = strdup("rdma");
-	if (!ct->slots || !ct->clnt.cl_netid ||
+	if (rc || !ct->clnt.cl_netid ||
 	    (ct->opts.src_addr && !ct->src_str)) {
 		rc = -ENOMEM;
 		goto out_free;

@@ -2,8 +2,8 @@
 /*
  * The floor of the client: what a slot holds for its next call
  * (slot_prepare), the reset that fails or drops every call on a broken
- * connection (ct_break), and the counters kept across connections
- * (stats_add). It calls no other client file; the smallest slot helpers,
+ * connection (ct_break), the poller role's hand-over (ct_poller_leave)
+ * and the counters kept across connections (stats_add). It calls no other client file; the smallest slot helpers,
  * which every step uses on every call, are static inline in clnt.h.
  *
  * Many threads may call on one CLIENT at once. Each call holds a credit
@@ -60,6 +60,26 @@ void ct_break(struct ct *ct)
 		} else if (s->state == SLOT_ABANDONED && !s->flushing) {
 			slot_dereg(s);
 			slot_free(ct, s);
+		}
+	}
+	pthread_cond_broadcast(&ct->cv);
+}
+
+/*
+ * Gives the poller role up (ct->lock held): one caller asleep on a reply
+ * that has not come takes it over, woken alone; whoever waits on ct->cv
+ * (a credit, the connection, the backward service) is told too, which
+ * costs nothing when nobody does.
+ */
+void ct_poller_leave(struct ct *ct)
+{
+	ct->polling = false;
+	for (uint32_t i = 0; i < ct->nslots; i++) {
+		struct ct_slot *s = &ct->slots[i];
+
+		if (s->sleeping && s->state == SLOT_WAITING) {
+			pthread_cond_signal(&s->cv);
+			break;
 		}
 	}
 	pthread_cond_broadcast(&ct->cv);

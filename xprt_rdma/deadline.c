@@ -16,6 +16,14 @@ void xprt_deadline_after(struct timespec *dl, const struct timeval *tv)
 	}
 }
 
+uint64_t xprt_now_us(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (uint64_t)now.tv_sec * 1000000u + (uint64_t)now.tv_nsec / 1000u;
+}
+
 int xprt_ms_left(const struct timespec *dl)
 {
 	struct timespec now;

@@ -38,6 +38,7 @@ void rpcrdma_opts_default(struct rpcrdma_opts *o)
 	o->max_conns = OPTS_DEFAULT_MAX_CONNS;
 	o->stall_ms = OPTS_DEFAULT_STALL_MS;
 	o->ddp_threshold = RPCRDMA_DDP_THRESHOLD;
+	o->poll_us = RPCRDMA_POLL_AUTO;
 	o->zc_threshold = RPCRDMA_ZC_THRESHOLD;
 }
 
@@ -67,6 +68,7 @@ static unsigned long env_ulong(const char *name, unsigned long lo,
 
 void rpcrdma_opts_from_env(struct rpcrdma_opts *o)
 {
+	const char *s;
 	uint32_t inl;
 
 	rpcrdma_opts_default(o);
@@ -88,8 +90,12 @@ void rpcrdma_opts_from_env(struct rpcrdma_opts *o)
 					       1u << 30, o->ddp_threshold);
 	o->zc_threshold = (uint32_t)env_ulong("RPCRDMA_ZC_THRESHOLD", 0,
 					      1u << 30, o->zc_threshold);
-	o->poll_us = (uint32_t)env_ulong("RPCRDMA_POLL_US", 0,
-					 OPTS_MAX_POLL_US, o->poll_us);
+	s = rpcrdma_getenv("RPCRDMA_POLL_US");
+	if (s && strcmp(s, "auto") == 0)
+		o->poll_us = RPCRDMA_POLL_AUTO;
+	else
+		o->poll_us = (uint32_t)env_ulong("RPCRDMA_POLL_US", 0,
+						 OPTS_MAX_POLL_US, o->poll_us);
 }
 
 /* RFC 8797 section 4: sizes travel as KiB - 1, so only whole KiB count. */
@@ -118,8 +124,10 @@ int rpcrdma_opts_to_ep(const struct rpcrdma_opts *o, struct rpcrdma_ep_opts *eo)
 	eo->timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : OPTS_DEFAULT_TIMEOUT_MS;
 	eo->max_conns = o->max_conns;
 	eo->stall_ms = o->stall_ms;
-	eo->poll_us = o->poll_us < OPTS_MAX_POLL_US ? o->poll_us :
-						    OPTS_MAX_POLL_US;
+	/* Auto is the client's to work out, call by call (clnt_reply.c). */
+	eo->poll_us = o->poll_us == RPCRDMA_POLL_AUTO ? 0 :
+		      o->poll_us < OPTS_MAX_POLL_US   ? o->poll_us :
+							OPTS_MAX_POLL_US;
 	/* RPCRDMA_WINDOWS=0 or 1 overrides the engine's choice of memory
 	 * windows (engine/reg.c); any other value leaves it to the device. */
 	if (win && (win[0] == '0' || win[0] == '1') && !win[1])

@@ -22,6 +22,8 @@ void xprt_createerr(enum clnt_stat st, int err);
 int rpcrdma_clnt_errtext(CLIENT *cl, char *buf, size_t len);
 int rpcrdma_opts_to_ep(const struct rpcrdma_opts *o, struct rpcrdma_ep_opts *eo);
 
+/* CLOCK_MONOTONIC in microseconds (deadline.c). */
+uint64_t xprt_now_us(void);
 /* dl = now + tv on CLOCK_MONOTONIC (deadline.c); milliseconds left
  * until dl, rounded up, 0 when passed. */
 void xprt_deadline_after(struct timespec *dl, const struct timeval *tv);

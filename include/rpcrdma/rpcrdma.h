@@ -72,9 +72,13 @@ struct rpcrdma_opts {
 	uint32_t poll_us;	/* client: a caller waiting for its reply
 				 * polls the completion queue this many
 				 * microseconds before it sleeps (0: sleeps
-				 * at once, the default; at most 100000):
-				 * lower latency for a core's time */
+				 * at once; at most 100000). The default,
+				 * RPCRDMA_POLL_AUTO, polls about two round
+				 * trips as observed, when they are short
+				 * (RPCRDMA_POLL_AUTO_MAX_US at most) */
 };
+#define RPCRDMA_POLL_AUTO	0xffffffffu
+#define RPCRDMA_POLL_AUTO_MAX_US 1000u
 #define RPCRDMA_ZC_THRESHOLD	(1u << 20)
 #define RPCRDMA_CALL_MAX	(1u << 30)	/* a client's largest call */
 #define RPCRDMA_DDP_THRESHOLD	1024u
