@@ -26,6 +26,7 @@
  * so it costs a system call per interval, not per work request.
  */
 #include <errno.h>
+#include <sys/epoll.h>
 #include <poll.h>
 #include <string.h>
 #include <unistd.h>
@@ -180,12 +181,15 @@ static void stall_disarm(struct rpcrdma_ep *ep)
 
 void rpcrdma_ep_check_stall(struct rpcrdma_ep *ep)
 {
+	int8_t seen;
 	uint64_t n;
 
 	if (ep->stallfd < 0)
 		return;
 	pthread_mutex_lock(&ep->lock);
-	if (!ep->stall_armed ||
+	seen = ep->stall_seen;
+	ep->stall_seen = -1;
+	if (!ep->stall_armed || seen == 0 ||
 	    read(ep->stallfd, &n, sizeof(n)) != (ssize_t)sizeof(n))
 		goto out;		/* not expired */
 	/* Completions not reaped yet are progress too. */
@@ -381,10 +385,49 @@ void rpcrdma_ep_kick(struct rpcrdma_ep *ep)
 
 void rpcrdma_ep_unkick(struct rpcrdma_ep *ep)
 {
+	int8_t seen = __atomic_exchange_n(&ep->kick_seen, -1, __ATOMIC_RELAXED);
 	uint64_t v;
 
-	if (ep->kickfd >= 0 && read(ep->kickfd, &v, sizeof(v)) < 0)
+	if (ep->kickfd >= 0 && seen != 0 &&
+	    read(ep->kickfd, &v, sizeof(v)) < 0)
 		return;	/* EAGAIN: was not readable */
+}
+
+/*
+ * One epoll_wait of the endpoint's fd, not waiting, says which of its
+ * channels are readable; the next ep_arm, rpcrdma_ep_unkick and
+ * rpcrdma_ep_check_stall then read only those. svc_run's poll says only
+ * that one of them is: trying each cost a failed read per channel, four
+ * system calls per xp_recv. Something readable after the look keeps the
+ * fd readable, and the next poll comes back for it.
+ */
+void rpcrdma_ep_look(struct rpcrdma_ep *ep)
+{
+	struct epoll_event ev[4];
+	int8_t comp = 0, cm = 0, kick = 0, stall = 0;
+	int n;
+
+	n = epoll_wait(ep->epfd, ev, 4, 0);
+	if (n < 0)
+		return;		/* unknown: everything is read */
+	for (int i = 0; i < n; i++) {
+		int fd = ev[i].data.fd;
+
+		if (fd == ep->comp_ch->fd)
+			comp = 1;
+		else if (fd == ep->cm_ch->fd)
+			cm = 1;
+		else if (fd == ep->kickfd)
+			kick = 1;
+		else if (fd == ep->stallfd)
+			stall = 1;
+	}
+	pthread_mutex_lock(&ep->lock);
+	ep->comp_seen = comp;
+	ep->cm_seen = ep->listener ? -1 : cm;
+	ep->stall_seen = stall;
+	pthread_mutex_unlock(&ep->lock);
+	__atomic_store_n(&ep->kick_seen, kick, __ATOMIC_RELAXED);
 }
 
 struct rpcrdma_stats *rpcrdma_ep_stats(struct rpcrdma_ep *ep)

@@ -290,6 +290,9 @@ bool rpcrdma_ep_xfers_ready(struct rpcrdma_ep *ep);
  * back. */
 void rpcrdma_ep_kick(struct rpcrdma_ep *ep);
 void rpcrdma_ep_unkick(struct rpcrdma_ep *ep);
+/* Notes which of the endpoint's channels are readable (one system call),
+ * so that the next unkick, stall check and poll read only those. */
+void rpcrdma_ep_look(struct rpcrdma_ep *ep);
 /* Client endpoints: makes a thread blocked in rpcrdma_ep_poll return 0
  * now (or its next call, if none is blocked), so that it can do work
  * another thread handed it. */

@@ -99,6 +99,7 @@ struct rpcrdma_ep *ep_alloc(const struct rpcrdma_ep_opts *o)
 	ep->stallfd = -1;
 	ep->windows = -1;
 	ep->comp_seen = ep->cm_seen = -1;	/* not polled yet: look */
+	ep->kick_seen = ep->stall_seen = -1;
 	ep->down_err = -ENOTCONN;
 	if (pthread_condattr_init(&ca))
 		goto out_free;

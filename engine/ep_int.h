@@ -84,6 +84,9 @@ struct rpcrdma_ep {
 	/* What ep_block_wake's poll saw of the completion and CM channels,
 	 * for the next ep_arm: -1 not known, 0 not readable, 1 readable. */
 	int8_t comp_seen, cm_seen;
+	/* The same of the kick eventfd and the stall timer, as
+	 * rpcrdma_ep_look saw them, for the next unkick and stall check. */
+	int8_t kick_seen, stall_seen;
 	int down_err;			/* why it went down: -ENOTCONN, -EIO.. */
 	int mr_count;			/* live rpcrdma_mr (for leak checks) */
 

@@ -51,6 +51,7 @@
 #define CT_MAX_WINS	(2 + CT_ZC_MAX)
 #define CT_INVALIDATE_MS 5000	/* a local invalidation, at most */
 #define CT_REFRESHES   2
+#define CT_WAKEQ	32	/* callers the poller wakes at once, unlocked */
 
 enum slot_state {
 	SLOT_FREE,
@@ -153,6 +154,13 @@ struct ct {
 	bool no_windows;       /* this connection cannot make them */
 	uint32_t inv_pending;  /* slots with inv_pending set */
 	bool polling;	       /* the poller role is taken */
+	/* Callers whose replies ct_dispatch handed over (defer_wake set by
+	 * ct_poll around it), woken once the poller drops the lock: woken
+	 * under it, each would block on it at once, two more futex calls
+	 * and a task switch. */
+	struct ct_slot *wakeq[CT_WAKEQ];
+	uint32_t nwake;
+	bool defer_wake;
 	uint32_t srtt_us;      /* round trips as observed (7/8 weighted),
 				* 0: none yet; opts.poll_us AUTO's basis */
 	uint32_t ep_users;     /* slots OWNED, WAITING or DONE */
@@ -295,10 +303,13 @@ static inline struct ct_slot *slot_by_xid(struct ct *ct, uint32_t xid)
 
 static inline void slot_complete(struct ct *ct, struct ct_slot *s, int err)
 {
-	(void)ct;
 	s->err = err;
 	s->state = SLOT_DONE;
-	if (s->sleeping)
+	if (!s->sleeping)
+		return;
+	if (ct->defer_wake && ct->nwake < CT_WAKEQ)
+		ct->wakeq[ct->nwake++] = s;
+	else
 		pthread_cond_signal(&s->cv);
 }
 

@@ -218,9 +218,10 @@ int ct_poll(struct ct *ct, ct_pred pred, void *arg,
 		   const struct timespec *dl)
 {
 	struct rpcrdma_ep *ep = ct->ep;
+	struct ct_slot *wake[CT_WAKEQ];
 	struct rpcrdma_rx rx;
+	uint32_t spin, nwake;
 	int rc = 0, n, ms;
-	uint32_t spin;
 
 	ct->polling = true;
 	while (!pred(ct, arg) && !ct->broken) {
@@ -232,11 +233,21 @@ int ct_poll(struct ct *ct, ct_pred pred, void *arg,
 		}
 		ms = ct->inv_pending ? 0 : xprt_ms_left(dl);
 		spin = ct_spin_us(ct, pred, arg);
+		nwake = ct->nwake;
+		memcpy(wake, ct->wakeq, nwake * sizeof(wake[0]));
+		ct->nwake = 0;
 		pthread_mutex_unlock(&ct->lock);
+		/* Their slots stay (ct_free needs every caller gone): a
+		 * wake-up after its caller left is one spurious wake-up of
+		 * the slot's next owner, which looks and sleeps again. */
+		for (uint32_t i = 0; i < nwake; i++)
+			pthread_cond_signal(&wake[i]->cv);
 		n = rpcrdma_ep_poll_spin(ep, &rx, ms, spin);
 		pthread_mutex_lock(&ct->lock);
 		if (n > 0) {
+			ct->defer_wake = true;
 			ct_dispatch(ct, &rx);
+			ct->defer_wake = false;
 			/* A peer that keeps messages coming must not hold
 			 * the poller past its deadline. */
 			if (!pred(ct, arg) && xprt_ms_left(dl) <= 0) {
@@ -255,6 +266,9 @@ int ct_poll(struct ct *ct, ct_pred pred, void *arg,
 	}
 	if (ct->inv_pending && !ct->broken)
 		ct_flush_invalidations(ct);
+	for (uint32_t i = 0; i < ct->nwake; i++)
+		pthread_cond_signal(&ct->wakeq[i]->cv);
+	ct->nwake = 0;
 	ct_poller_leave(ct);
 	return rc;
 }

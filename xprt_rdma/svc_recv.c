@@ -379,6 +379,7 @@ bool_t conn_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 	bc_dispatching(c, false);
 	conn_end_serving(c);
 	conn_close_pending(c);
+	rpcrdma_ep_look(c->ep);
 	rpcrdma_ep_unkick(c->ep);
 	rpcrdma_ep_check_stall(c->ep);
 	while (!c->dead) {
