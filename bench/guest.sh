@@ -205,10 +205,10 @@ for netid in tcp rdma; do
 		client_as rpcdefault -n rdma -R "$B" lat "$LAT_N"
 		client_as rpcdefault -n rdma -R "$B" rate 32 \
 			$(((RATE_CALLS + 31) / 32)) shared
-		# The waiting thread polls the CQ 1 ms before it sleeps
-		# (opts.poll_us): latency for a core's time.
-		RPCRDMA_POLL_US=1000 client_as rpcpoll -n rdma "$B" lat "$LAT_N"
-		RPCRDMA_POLL_US=1000 client_as rpcpoll -n rdma "$B" rate 32 \
+		# The waiting thread sleeps at once (opts.poll_us 0): the
+		# default polls the CQ for up to two round trips first.
+		RPCRDMA_POLL_US=0 client_as rpcnopoll -n rdma "$B" lat "$LAT_N"
+		RPCRDMA_POLL_US=0 client_as rpcnopoll -n rdma "$B" rate 32 \
 			$(((RATE_CALLS + 31) / 32)) shared
 	fi
 	for t in $THREADS; do
@@ -257,6 +257,59 @@ for netid in rdma tcp; do
 	done
 done
 echo 0 >/proc/fs/nfsd/threads
+
+# ---- 4a. what a NULL call costs each side in system calls and context
+# switches (perf stat), 1 and 32 in flight on one CLIENT: the difference
+# of two run lengths, so that setup and teardown cancel ----
+if [ -n "$quick" ]; then
+	COST_LAT="200 600" COST_RATE="8 24"
+else
+	COST_LAT="1000 4000" COST_RATE="50 200"
+fi
+# cost_run NETID TAG SPEC...: perf stat of rb_client SPEC and, over the
+# same span, of the running server, into cost.NETID.TAG.{client,server}.
+cost_run() {
+	local netid=$1 tag=$2 o
+	shift 2
+	o=$(timeout 300 perf stat -x, -e raw_syscalls:sys_enter -e context-switches \
+		-p "$spid" -o "$out/cost.$netid.$tag.server" -- \
+		perf stat -x, -e raw_syscalls:sys_enter -e context-switches \
+		-o "$out/cost.$netid.$tag.client" \
+		"$cli" -n "$netid" "$B" "$@" 2>&1) ||
+		die "perf stat of rb_client $* over $netid: $o"
+}
+# cost_rec NETID INFLIGHT CALLS: the per-call difference of the runs
+# tagged 1 and 2 (CALLS more calls in the second), recorded.
+cost_rec() {
+	local netid=$1 f v=
+	for t in 1 2; do
+		for side in client server; do
+			f=$out/cost.$netid.$2.$t.$side
+			v="$v $(awk -F, '!/^#/ && NF > 2 && $1 ~ /^[0-9]+$/ { printf "%s ", $1 }' "$f")"
+		done
+	done
+	# shellcheck disable=SC2086 # $v: the eight counts, split
+	set -- "$1" "$2" "$3" $v
+	[ $# -eq 11 ] || die "perf stat over $1 gave no counts: $v"
+	rec "$(echo "${@:4}" | awk -v n="$3" -v net="$1" -v fl="$2" '{
+		printf "cost netid=%s inflight=%s calls=%d client_syscalls=%.2f client_csw=%.2f server_syscalls=%.2f server_csw=%.2f",
+			net, fl, n, ($5 - $1) / n, ($6 - $2) / n, ($7 - $3) / n, ($8 - $4) / n }')"
+}
+for netid in tcp rdma; do
+	say "system calls per NULL call over $netid"
+	start_server "$netid"
+	# shellcheck disable=SC2086 # two counts
+	set -- $COST_LAT
+	cost_run "$netid" 1.1 lat "$1"
+	cost_run "$netid" 1.2 lat "$2"
+	cost_rec "$netid" 1 $(($2 - $1))
+	# shellcheck disable=SC2086
+	set -- $COST_RATE
+	cost_run "$netid" 32.1 rate 32 "$1" shared
+	cost_run "$netid" 32.2 rate 32 "$2" shared
+	cost_rec "$netid" 32 $((32 * ($2 - $1)))
+	stop_server
+done
 
 # ---- 4. instructions per NULL call, each side (callgrind) ----
 # --vgdb=no: valgrind's gdb server maps a shared file in /tmp, which is

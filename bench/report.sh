@@ -93,16 +93,16 @@ x=$(ratio "$r50" "$t50")
 row "NULL latency p50, 1 in flight (us)" "$r50" "$t50" "tcp" "$x" \
 	"< 1: $(verdict "$x" '<' 1)"
 row "NULL latency p99, 1 in flight (us)" "$r99" "$t99" "tcp" "$(ratio "$r99" "$t99")"
+x=$(ratio "$r99" "$r50")
+row "NULL latency p99, 1 in flight (us)" "$r99" "$r50" "its p50" "$x" \
+	"<= 3: $(verdict "$x" '<=' 3)"
 d50=$(get rpcdefault mode=lat netid=rdma p50_us)
 row "NULL latency p50, no reply hint (us)" "$d50" "$t50" "tcp" "$(ratio "$d50" "$t50")"
-row "NULL latency p50, no reply hint (us)" "$d50" "$r50" "with hints" "$(ratio "$d50" "$r50")"
-p50=$(get rpcpoll mode=lat netid=rdma p50_us)
-x=$(ratio "$p50" "$t50")
-row "NULL latency p50, poll_us 1000 (us)" "$p50" "$t50" "tcp" "$x" \
-	"< 1: $(verdict "$x" '<' 1)"
-x=$(ratio "$p50" "$lat2")
-row "NULL latency p50, poll_us 1000 (us)" "$p50" "$lat2" "2 x ib_send_lat" "$x" \
-	"<= 1.5: $(verdict "$x" '<=' 1.5)"
+x=$(ratio "$d50" "$r50")
+row "NULL latency p50, no reply hint (us)" "$d50" "$r50" "with hints" "$x" \
+	"<= 1.1: $(verdict "$x" '<=' 1.1)"
+p50=$(get rpcnopoll mode=lat netid=rdma p50_us)
+row "NULL latency p50, polling off (us)" "$p50" "$r50" "default (polls)" "$(ratio "$p50" "$r50")"
 n50=$(get nfsd mode=lat netid=rdma p50_us)
 x=$(ratio "$r50" "$n50")
 row "NULL latency p50, our server (us)" "$r50" "$n50" "kernel nfsd, rdma" "$x" \
@@ -137,8 +137,8 @@ done
 d=$(get rpcdefault mode=rate netid=rdma threads=32 clients=shared calls_per_s)
 r=$(get rpc mode=rate netid=rdma threads=32 clients=shared calls_per_s)
 row "NULL calls/s, 32 in flight, 1 CLIENT, no hint" "$d" "$r" "with hints" "$(ratio "$d" "$r")"
-p=$(get rpcpoll mode=rate netid=rdma threads=32 clients=shared calls_per_s)
-row "NULL calls/s, 32 in flight, 1 CLIENT, poll_us 1000" "$p" "$r" "without" "$(ratio "$p" "$r")"
+p=$(get rpcnopoll mode=rate netid=rdma threads=32 clients=shared calls_per_s)
+row "NULL calls/s, 32 in flight, 1 CLIENT, polling off" "$p" "$r" "default (polls)" "$(ratio "$p" "$r")"
 
 # The server side: our server (svc_run, and a pool of 2 threads) against
 # the kernel's nfsd (2 threads), the same client and load.
@@ -223,7 +223,35 @@ done
 for side in client server; do
 	r=$(get instr side="$side" netid=rdma per_call)
 	c=$(get instr side="$side" netid=tcp per_call)
-	row "user instructions per NULL call, $side" "$r" "$c" "tcp" "$(ratio "$r" "$c")"
+	g=2500
+	[ "$side" = server ] && g=3000
+	row "user instructions per NULL call, $side" "$r" "$c" "tcp" "$(ratio "$r" "$c")" \
+		"rdma <= $g: $(verdict "$r" '<=' "$g")"
+done
+# System calls and context switches per NULL call (perf stat), with the
+# goals of issue 25 where it sets one.
+for fl in 1 32; do
+	for side in client server; do
+		for what in syscalls csw; do
+			case $fl.$side.$what in
+			1.*.syscalls) g=4 ;;
+			32.client.syscalls) g=3 ;;
+			32.server.syscalls) g=1 ;;
+			32.client.csw) g=1 ;;
+			32.server.csw) g=0.5 ;;
+			*) g= ;;
+			esac
+			name="system calls"
+			[ "$what" = csw ] && name="context switches"
+			r=$(get cost netid=rdma inflight=$fl "${side}_$what")
+			c=$(get cost netid=tcp inflight=$fl "${side}_$what")
+			# A count of 0 over tcp is a figure, not a missing one.
+			x=-
+			awk -v c="$c" 'BEGIN { exit !(c + 0 > 0) }' && x=$(ratio "$r" "$c")
+			row "$name per NULL call, $side, $fl in flight" "$r" "$c" "tcp" \
+				"$x" "${g:+rdma <= $g: $(verdict "$r" '<=' "$g")}"
+		done
+	done
 done
 echo
 echo "Where the user-space instructions go (callgrind, self cost, top 8):"

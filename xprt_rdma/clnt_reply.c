@@ -61,44 +61,20 @@ static void slot_late_reply(struct ct *ct, struct ct_slot *s)
 	}
 }
 
-/* The round trip of s's call, into ct->srtt_us (ct->lock held). */
-static void ct_rtt_sample(struct ct *ct, const struct ct_slot *s)
-{
-	uint64_t rtt = xprt_now_us() - s->sent_us;
-
-	if (rtt > UINT32_MAX)
-		rtt = UINT32_MAX;
-	if (!ct->srtt_us)
-		ct->srtt_us = (uint32_t)rtt ? (uint32_t)rtt : 1;
-	else
-		ct->srtt_us = (uint32_t)(((uint64_t)ct->srtt_us * 7 + rtt) / 8);
-}
-
 /*
  * How long the poller waiting for arg's reply polls the CQ before it
- * sleeps (ct->lock held). opts.poll_us as set, or by default (AUTO): up to
- * two observed round trips after the call went, when a round trip is
- * short enough for a wake-up to matter (RPCRDMA_POLL_AUTO_MAX_US): a
- * reply caught polling saves an interrupt, a wake-up and a task switch,
- * most of a small call's latency. A long round trip (a slow procedure,
- * many calls queued at the server) is slept through: a core's time
- * would buy nothing there. Only a caller's own wait polls, never the
- * backward service's or a wait for a credit.
+ * sleeps (xprt_poll_budget, ct->lock held): a reply caught polling saves
+ * an interrupt, a wake-up and a task switch, most of a small call's
+ * latency. Only a caller's own wait polls, never the backward service's
+ * or a wait for a credit.
  */
 static uint32_t ct_spin_us(const struct ct *ct, ct_pred pred, void *arg)
 {
-	const struct ct_slot *s = arg;
-	uint64_t end, now;
-
 	if (pred != pred_slot_done)
 		return 0;
-	if (ct->opts.poll_us != RPCRDMA_POLL_AUTO)
-		return ct->opts.poll_us;
-	if (!ct->srtt_us || ct->srtt_us > RPCRDMA_POLL_AUTO_MAX_US)
-		return 0;
-	end = s->sent_us + 2 * (uint64_t)ct->srtt_us;
-	now = xprt_now_us();
-	return end > now ? (uint32_t)(end - now) : 0;
+	return xprt_poll_budget(ct->opts.poll_us, ct->srtt_us,
+				((const struct ct_slot *)arg)->sent_us,
+				xprt_now_us());
 }
 
 /* Hands one received message to its call (ct->lock held). */
@@ -172,7 +148,8 @@ static void ct_dispatch(struct ct *ct, struct rpcrdma_rx *rx)
 	if (s->state != SLOT_WAITING || s->replied)
 		goto out;	/* reset meanwhile, or a duplicate reply */
 	s->replied = true;
-	ct_rtt_sample(ct, s);
+	ct->srtt_us = xprt_srtt_update(ct->srtt_us,
+				       xprt_now_us() - s->sent_us);
 	if (m->proc != RPCRDMA_ERROR && ct_take_writes(ct, s, m)) {
 		slot_finish(ct, s, -EBADMSG);
 		goto out;

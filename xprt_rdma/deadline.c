@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Deadlines on CLOCK_MONOTONIC, for clnt_call timeouts in both
- * directions (clnt_rdma.c, svc_bc.c's callbacks). */
+ * directions (clnt_rdma.c, svc_bc.c's callbacks), and the client's
+ * round-trip estimate and how long its poller polls (clnt_reply.c). */
 #include <limits.h>
 #include <time.h>
 #include "xprt.h"
@@ -36,4 +37,29 @@ int xprt_ms_left(const struct timespec *dl)
 		return 0;
 	ns = (ns + 999999) / 1000000;
 	return ns > INT_MAX ? INT_MAX : (int)ns;
+}
+
+uint32_t xprt_srtt_update(uint32_t srtt_us, uint64_t sample_us)
+{
+	if (sample_us > UINT32_MAX)
+		sample_us = UINT32_MAX;
+	if (!srtt_us)
+		return sample_us ? (uint32_t)sample_us : 1;
+	/* TCP's smoothing (RFC 6298 section 2): 7/8 old, 1/8 new. */
+	return (uint32_t)(((uint64_t)srtt_us * 7 + sample_us) / 8);
+}
+
+uint32_t xprt_poll_budget(uint32_t poll_us, uint32_t srtt_us,
+			  uint64_t sent_us, uint64_t now_us)
+{
+	uint64_t end;
+
+	if (poll_us != RPCRDMA_POLL_AUTO)
+		return poll_us;
+	if (!srtt_us || srtt_us > RPCRDMA_POLL_AUTO_MAX_US)
+		return 0;
+	if (now_us < sent_us)
+		now_us = sent_us;
+	end = sent_us + 2 * (uint64_t)srtt_us;
+	return end > now_us ? (uint32_t)(end - now_us) : 0;
 }

@@ -24,6 +24,17 @@ int rpcrdma_opts_to_ep(const struct rpcrdma_opts *o, struct rpcrdma_ep_opts *eo)
 
 /* CLOCK_MONOTONIC in microseconds (deadline.c). */
 uint64_t xprt_now_us(void);
+/* The smoothed round trip with one more sample (0: none yet). */
+uint32_t xprt_srtt_update(uint32_t srtt_us, uint64_t sample_us);
+/*
+ * How long a caller waiting for the reply to its call, sent at sent_us,
+ * polls the CQ before it sleeps, at now_us: poll_us as set, or with
+ * RPCRDMA_POLL_AUTO until two smoothed round trips have passed since the
+ * call went, and not at all while no round trip is known or one is over
+ * RPCRDMA_POLL_AUTO_MAX_US (a wake-up is then a small part of the wait).
+ */
+uint32_t xprt_poll_budget(uint32_t poll_us, uint32_t srtt_us,
+			  uint64_t sent_us, uint64_t now_us);
 /* dl = now + tv on CLOCK_MONOTONIC (deadline.c); milliseconds left
  * until dl, rounded up, 0 when passed. */
 void xprt_deadline_after(struct timespec *dl, const struct timeval *tv);
