@@ -25,6 +25,7 @@
 #define RPCRDMA_CLNT_H
 
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -99,11 +100,16 @@ struct ct_slot {
 			       * they stay until it is done */
 	bool replied;	      /* its reply was taken: later ones dropped */
 	int inv_err;	      /* the slot's outcome once that completes */
-	/* Its owner sleeps on cv (ct_wait, sleeping set): woken alone by
+	/* Its owner sleeps on wake (ct_wait, sleeping set): woken alone by
 	 * its reply, the poller role falling free or the connection's end,
 	 * never by another call's reply (a broadcast woke every caller on
-	 * every reply: 23 futex calls per NULL call at 32 in flight). */
-	pthread_cond_t cv;
+	 * every reply: 23 futex calls per NULL call at 32 in flight). A
+	 * semaphore, not a condition variable: glibc takes a mutex back
+	 * after a condition wait as if contended, so the unlock that
+	 * follows always made a futex call, one per call. A post that
+	 * finds its caller gone is a spurious wake-up of the slot's next
+	 * use, which looks and sleeps again (slot_prepare drains it). */
+	sem_t wake;
 	bool sleeping;
 	uint64_t sent_us;     /* when its call was posted (CLOCK_MONOTONIC) */
 };
@@ -310,7 +316,7 @@ static inline void slot_complete(struct ct *ct, struct ct_slot *s, int err)
 	if (ct->defer_wake && ct->nwake < CT_WAKEQ)
 		ct->wakeq[ct->nwake++] = s;
 	else
-		pthread_cond_signal(&s->cv);
+		sem_post(&s->wake);
 }
 
 /* s's outcome: now, or once its window's invalidation completed. */

@@ -320,7 +320,7 @@ static void ct_free(struct ct *ct)
 		if (ct->slots[i].xdr_ok)
 			rpcrdma_xdrgrow_destroy(&ct->slots[i].xdr);
 		free(ct->slots[i].reply_buf);
-		pthread_cond_destroy(&ct->slots[i].cv);
+		sem_destroy(&ct->slots[i].wake);
 	}
 	free(ct->slots);
 	free(ct->hints);
@@ -408,26 +408,18 @@ out_lock:
 	return -rc;
 }
 
-/* The slots, one per credit, each with the cv its caller sleeps on. */
+/* The slots, one per credit, each with the semaphore its caller sleeps
+ * on. */
 static int ct_slots_alloc(struct ct *ct)
 {
-	pthread_condattr_t ca;
-	int rc;
-
 	ct->slots = calloc(ct->opts.credits, sizeof(*ct->slots));
 	if (!ct->slots)
 		return -ENOMEM;
-	rc = pthread_condattr_init(&ca);
-	if (rc)
-		return -rc;
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	for (; ct->nslots < ct->opts.credits; ct->nslots++) {
-		rc = pthread_cond_init(&ct->slots[ct->nslots].cv, &ca);
-		if (rc)
-			break;
+		if (sem_init(&ct->slots[ct->nslots].wake, 0, 0))
+			return -errno;
 	}
-	pthread_condattr_destroy(&ca);
-	return -rc;
+	return 0;
 }
 
 CLIENT *clnt_rdma_create(const char *host, rpcprog_t prog, rpcvers_t vers,

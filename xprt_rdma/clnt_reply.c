@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#define _GNU_SOURCE	/* sem_clockwait */
 /*
  * The receive side: the poller role and what it does with each message.
  * ct_poll and ct_wait hold the role for a waiting caller; ct_dispatch
@@ -218,7 +219,7 @@ int ct_poll(struct ct *ct, ct_pred pred, void *arg,
 		 * wake-up after its caller left is one spurious wake-up of
 		 * the slot's next owner, which looks and sleeps again. */
 		for (uint32_t i = 0; i < nwake; i++)
-			pthread_cond_signal(&wake[i]->cv);
+			sem_post(&wake[i]->wake);
 		n = rpcrdma_ep_poll_spin(ep, &rx, ms, spin);
 		pthread_mutex_lock(&ct->lock);
 		if (n > 0) {
@@ -244,7 +245,7 @@ int ct_poll(struct ct *ct, ct_pred pred, void *arg,
 	if (ct->inv_pending && !ct->broken)
 		ct_flush_invalidations(ct);
 	for (uint32_t i = 0; i < ct->nwake; i++)
-		pthread_cond_signal(&ct->wakeq[i]->cv);
+		sem_post(&ct->wakeq[i]->wake);
 	ct->nwake = 0;
 	ct_poller_leave(ct);
 	return rc;
@@ -260,7 +261,7 @@ int ct_poll(struct ct *ct, ct_pred pred, void *arg,
 int ct_wait(struct ct *ct, ct_pred pred, void *arg,
 		   const struct timespec *dl, bool for_credit)
 {
-	/* A caller waiting for its reply sleeps on its slot's cv. */
+	/* A caller waiting for its reply sleeps on its slot's semaphore. */
 	struct ct_slot *s = pred == pred_slot_done ? arg : NULL;
 	int rc;
 
@@ -277,8 +278,14 @@ int ct_wait(struct ct *ct, ct_pred pred, void *arg,
 			continue;
 		}
 		if (s) {
+			/* sleeping is read under the lock by whoever posts:
+			 * a post made before the wait is kept by the
+			 * semaphore, not lost. */
 			s->sleeping = true;
-			rc = pthread_cond_timedwait(&s->cv, &ct->lock, dl);
+			pthread_mutex_unlock(&ct->lock);
+			rc = sem_clockwait(&s->wake, CLOCK_MONOTONIC, dl) ? errno
+									 : 0;
+			pthread_mutex_lock(&ct->lock);
 			s->sleeping = false;
 		} else {
 			rc = pthread_cond_timedwait(&ct->cv, &ct->lock, dl);

@@ -78,7 +78,7 @@ void ct_poller_leave(struct ct *ct)
 		struct ct_slot *s = &ct->slots[i];
 
 		if (s->sleeping && s->state == SLOT_WAITING) {
-			pthread_cond_signal(&s->cv);
+			sem_post(&s->wake);
 			break;
 		}
 	}
@@ -99,6 +99,10 @@ void ct_poller_leave(struct ct *ct)
 int slot_prepare(struct ct *ct, struct ct_slot *s)
 {
 	size_t cap = ct->opts.max_msg, need;
+
+	/* A wake-up meant for the slot's last call (clnt.h). */
+	while (sem_trywait(&s->wake) == 0)
+		;
 
 	if (s->reply_hint) {
 		need = rpcrdma_xdr_roundup(s->reply_hint);
