@@ -49,8 +49,9 @@ export RPCRDMA_SRCADDR=$A
 export RPCRDMA_MAX_MSG=$(((4 << 20) + (64 << 10)))
 . "$srcdir/tests/vm/perftest-pair.sh"
 
-spid= rpid= n3pid= mdpid= nfs_top= nfs_state=
+spid= rpid= n3pid= mdpid= nfs_top= nfs_state= hold=
 cleanup() {
+	[ -n "$hold" ] && kill "$hold" 2>/dev/null && wait "$hold" 2>/dev/null
 	[ -n "$spid" ] && kill "$spid" 2>/dev/null && wait "$spid" 2>/dev/null
 	if [ -n "$nfs_top" ]; then
 		umount -f "$nfs_top/mk" 2>/dev/null || umount -l "$nfs_top/mk" 2>/dev/null
@@ -295,6 +296,14 @@ cost_rec() {
 		printf "cost netid=%s inflight=%s calls=%d client_syscalls=%.2f client_csw=%.2f server_syscalls=%.2f server_csw=%.2f",
 			net, fl, n, ($5 - $1) / n, ($6 - $2) / n, ($7 - $3) / n, ($8 - $4) / n }')"
 }
+# Each perf event switched on or off patches the kernel's text (its
+# static keys), which QEMU's TCG once crashed on here (an int3 oops in
+# __schedule, in the middle of these runs): one holder keeps both on for
+# the whole section, so that the measured runs switch nothing.
+perf stat -a -x, -e raw_syscalls:sys_enter -e context-switches -o /dev/null \
+	-- sleep 3600 &
+hold=$!
+sleep 1
 for netid in tcp rdma; do
 	say "system calls per NULL call over $netid"
 	start_server "$netid"
@@ -310,6 +319,8 @@ for netid in tcp rdma; do
 	cost_rec "$netid" 32 $((32 * ($2 - $1)))
 	stop_server
 done
+kill "$hold" && wait "$hold" 2>/dev/null
+hold=
 
 # ---- 4. instructions per NULL call, each side (callgrind) ----
 # --vgdb=no: valgrind's gdb server maps a shared file in /tmp, which is

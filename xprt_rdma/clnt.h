@@ -167,6 +167,7 @@ struct ct {
 	struct ct_slot *wakeq[CT_WAKEQ];
 	uint32_t nwake;
 	bool defer_wake;
+	uint32_t nsleeping;	/* slots with sleeping set */
 	uint32_t srtt_us;      /* round trips as observed (7/8 weighted),
 				* 0: none yet; opts.poll_us AUTO's basis */
 	uint32_t ep_users;     /* slots OWNED, WAITING or DONE */

@@ -282,11 +282,13 @@ int ct_wait(struct ct *ct, ct_pred pred, void *arg,
 			 * a post made before the wait is kept by the
 			 * semaphore, not lost. */
 			s->sleeping = true;
+			ct->nsleeping++;
 			pthread_mutex_unlock(&ct->lock);
 			rc = sem_clockwait(&s->wake, CLOCK_MONOTONIC, dl) ? errno
 									 : 0;
 			pthread_mutex_lock(&ct->lock);
 			s->sleeping = false;
+			ct->nsleeping--;
 		} else {
 			rc = pthread_cond_timedwait(&ct->cv, &ct->lock, dl);
 		}

@@ -74,7 +74,7 @@ void ct_break(struct ct *ct)
 void ct_poller_leave(struct ct *ct)
 {
 	ct->polling = false;
-	for (uint32_t i = 0; i < ct->nslots; i++) {
+	for (uint32_t i = 0; ct->nsleeping && i < ct->nslots; i++) {
 		struct ct_slot *s = &ct->slots[i];
 
 		if (s->sleeping && s->state == SLOT_WAITING) {
