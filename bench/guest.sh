@@ -296,11 +296,15 @@ cost_rec() {
 		printf "cost netid=%s inflight=%s calls=%d client_syscalls=%.2f client_csw=%.2f server_syscalls=%.2f server_csw=%.2f",
 			net, fl, n, ($5 - $1) / n, ($6 - $2) / n, ($7 - $3) / n, ($8 - $4) / n }')"
 }
-# Each perf event switched on or off patches the kernel's text (its
-# static keys), which QEMU's TCG once crashed on here (an int3 oops in
-# __schedule, in the middle of these runs): one holder keeps both on for
-# the whole section, so that the measured runs switch nothing.
-perf stat -a -x, -e raw_syscalls:sys_enter -e context-switches -o /dev/null \
+# The first perf event of a kind switches a static key on and the last
+# one off (the syscall tracepoint, the context-switch count, and for
+# events bound to a task perf_sched_events in the scheduler itself), and
+# each switch patches the kernel's text with int3, which QEMU's TCG has
+# crashed on (an int3 oops in __schedule or finish_task_switch, twice in
+# runs like these). One holder, bound to init as the measured events are
+# bound to their processes, keeps every key on for the whole section:
+# the measured runs switch nothing.
+perf stat -x, -e raw_syscalls:sys_enter -e context-switches -p 1 -o /dev/null \
 	-- sleep 3600 &
 hold=$!
 sleep 1

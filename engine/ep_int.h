@@ -195,6 +195,14 @@ int rpcrdma_ep_sq_post(struct rpcrdma_ep *ep, struct ibv_send_wr *wr,
  * Invalidate when inv_rkey); room checked by the caller. Lock held. */
 EP_HIDDEN int ep_tx_post(struct rpcrdma_ep *ep, const struct iovec *iov,
 			 int iovcnt, uint32_t inv_rkey, bool signal);
+/* ep_tx_post with npre WRs (at most EP_PRE_MAX) posted before the Send by
+ * the same ibv_post_send: one doorbell. 0 with all posted, or -errno with
+ * *pre_posted of them on the queue (the Send then is not). */
+#define EP_PRE_MAX	RPCRDMA_MAX_BINDS
+EP_HIDDEN int ep_tx_post_after(struct rpcrdma_ep *ep, struct ibv_send_wr *pre,
+			       uint32_t npre, const struct iovec *iov,
+			       int iovcnt, uint32_t inv_rkey, bool signal,
+			       uint32_t *pre_posted);
 
 /* ep.c */
 EP_HIDDEN void conn_count_put(struct ep_conn_count *cc);

@@ -165,7 +165,7 @@ int rpcrdma_ep_send_bind(struct rpcrdma_ep *ep, const struct iovec *iov,
 			 uint32_t nb)
 {
 	struct ibv_send_wr wr[RPCRDMA_MAX_BINDS];
-	uint32_t rkey[RPCRDMA_MAX_BINDS], j;
+	uint32_t rkey[RPCRDMA_MAX_BINDS], j, posted = 0;
 	size_t total = 0;
 	int i, ret;
 
@@ -204,18 +204,17 @@ int rpcrdma_ep_send_bind(struct rpcrdma_ep *ep, const struct iovec *iov,
 
 	pthread_mutex_lock(&ep->lock);
 	ret = ep_sq_room_now(ep, nb + 1, true);
-	for (j = 0; !ret && j < nb; j++) {
-		ret = rpcrdma_ep_sq_post(ep, &wr[j], false);
-		if (!ret) {
-			/* The window is bound once the bind is on the queue:
-			 * a Send that fails now leaves it for the local
-			 * invalidation. */
+	if (!ret) {
+		/* The binds chained before the Send: one doorbell. */
+		ret = ep_tx_post_after(ep, wr, nb, iov, iovcnt, 0, false,
+				       &posted);
+		/* A window is bound once its bind is on the queue: a Send
+		 * that failed leaves it for the local invalidation. */
+		for (j = 0; j < posted; j++) {
 			b[j].w->mw->rkey = rkey[j];
 			b[j].w->bound = true;
 		}
 	}
-	if (!ret)
-		ret = ep_tx_post(ep, iov, iovcnt, 0, false);
 	pthread_mutex_unlock(&ep->lock);
 	return ret;
 }

@@ -71,56 +71,84 @@ bool ep_sq_free(const struct rpcrdma_ep *ep, uint32_t n, bool tx)
 	       (!tx || ep->tx_count < ep->ntx);
 }
 
-/* Posts one SQ WR (sequence number assigned here). Lock held. */
-int rpcrdma_ep_sq_post(struct rpcrdma_ep *ep, struct ibv_send_wr *wr,
-		       bool signal)
+/*
+ * Posts n WRs with one ibv_post_send, so one doorbell (a system call on
+ * rxe and siw) for all of them, their sequence numbers assigned in order.
+ * want[i] asks a completion of wrs[i]; the rules below may add one. 0, or
+ * -errno with *posted WRs on the queue (those before the one refused).
+ * Lock held; room checked by the caller.
+ */
+static int ep_sq_post_n(struct rpcrdma_ep *ep, struct ibv_send_wr *const *wrs,
+			const bool *want, uint32_t n, uint32_t *posted)
 {
-	struct ep_sigpipe g;
-	struct ibv_send_wr *bad;
-	uint64_t seq = ep->sq_seq + 1;
+	uint64_t last_signaled = ep->sq_last_signaled;
 	bool idle = ep->sq_seq == ep->sq_done;
+	struct ibv_send_wr *bad = wrs[0];
+	struct ep_sigpipe g;
+	uint32_t i, done = n;
 	int ret;
 
-	if (seq - ep->sq_last_signaled >= ep->signal_every)
-		signal = true;
-	/* siw hands an unsignaled WR of a page or more to TCP by reference
-	 * (zero copy), and its completions mean only "given to TCP": after
-	 * a later WR completes, the buffer is ours again (a reply context
-	 * reused) while TCP may still send or resend from it, and the peer
-	 * receives the next call's bytes (a Long Reply with another XID).
-	 * Signaled WRs are copied. Every WR on iWARP is signaled; the CQ
-	 * holds a completion for each (ep.c, ep_setup). */
-	if (ep->iwarp)
-		signal = true;
-	if (wr->opcode == IBV_WR_RDMA_READ) {
-		/* Its own completion retires it (ep_int.h, rdq). */
-		if (ep->rdq_count == ep_rd_depth(ep))
-			return -EAGAIN;
-		signal = true;
+	for (i = 0; i < n; i++) {
+		struct ibv_send_wr *wr = wrs[i];
+		uint64_t seq = ep->sq_seq + 1 + i;
+		bool signal = want[i];
+
+		if (seq - last_signaled >= ep->signal_every)
+			signal = true;
+		/* siw hands an unsignaled WR of a page or more to TCP by
+		 * reference (zero copy), and its completions mean only
+		 * "given to TCP": after a later WR completes, the buffer is
+		 * ours again (a reply context reused) while TCP may still
+		 * send or resend from it, and the peer receives the next
+		 * call's bytes (a Long Reply with another XID). Signaled
+		 * WRs are copied. Every WR on iWARP is signaled; the CQ
+		 * holds a completion for each (ep.c, ep_setup). A Read is
+		 * retired by its own completion (ep_int.h, rdq). */
+		if (ep->iwarp || wr->opcode == IBV_WR_RDMA_READ)
+			signal = true;
+		if (signal)
+			last_signaled = seq;
+		wr->wr_id = seq;
+		wr->send_flags = signal ? IBV_SEND_SIGNALED : 0;
+		wr->next = i + 1 < n ? wrs[i + 1] : NULL;
 	}
-	wr->wr_id = seq;
-	wr->next = NULL;
-	wr->send_flags = signal ? IBV_SEND_SIGNALED : 0;
 	ep_sigpipe_hold(ep->iwarp, &g);
-	ret = ibv_post_send(ep->qp, wr, &bad);
+	ret = ibv_post_send(ep->qp, wrs[0], &bad);
 	ep_sigpipe_release(&g);
 	if (ret) {
 		ep_count_errno(ep, ret);
-		return -ret;
+		for (done = 0; done < n && wrs[done] != bad; done++)
+			;
 	}
-	ep->sq_seq = seq;
-	if (signal)
-		ep->sq_last_signaled = seq;
-	if (wr->opcode == IBV_WR_RDMA_READ)
-		ep->rdq[(ep->rdq_head + ep->rdq_count++) % EP_MAX_RD_WINDOW] =
-			seq;
-	if (ep->stallfd >= 0) {
+	for (i = 0; i < done; i++) {
+		const struct ibv_send_wr *wr = wrs[i];
+
+		if (wr->send_flags & IBV_SEND_SIGNALED)
+			ep->sq_last_signaled = wr->wr_id;
+		if (wr->opcode == IBV_WR_RDMA_READ)
+			ep->rdq[(ep->rdq_head + ep->rdq_count++) %
+				EP_MAX_RD_WINDOW] = wr->wr_id;
+	}
+	ep->sq_seq += done;
+	if (done && ep->stallfd >= 0) {
 		/* The deadline runs from the first WR on an idle queue. */
 		if (idle)
 			ep->sq_progress_ms = ep_now_ms();
 		ep_stall_arm(ep);
 	}
-	return 0;
+	*posted = done;
+	return -ret;
+}
+
+int rpcrdma_ep_sq_post(struct rpcrdma_ep *ep, struct ibv_send_wr *wr,
+		       bool signal)
+{
+	uint32_t posted;
+
+	if (wr->opcode == IBV_WR_RDMA_READ &&
+	    ep->rdq_count == ep_rd_depth(ep))
+		return -EAGAIN;
+	return ep_sq_post_n(ep, &wr, &signal, 1, &posted);
 }
 
 int rpcrdma_ep_send(struct rpcrdma_ep *ep, const struct iovec *iov, int iovcnt,
@@ -146,16 +174,21 @@ int rpcrdma_ep_send(struct rpcrdma_ep *ep, const struct iovec *iov, int iovcnt,
 	return ret;
 }
 
-int ep_tx_post(struct rpcrdma_ep *ep, const struct iovec *iov, int iovcnt,
-	       uint32_t inv_rkey, bool signal)
+int ep_tx_post_after(struct rpcrdma_ep *ep, struct ibv_send_wr *pre,
+		     uint32_t npre, const struct iovec *iov, int iovcnt,
+		     uint32_t inv_rkey, bool signal, uint32_t *pre_posted)
 {
+	struct ibv_send_wr *wrs[EP_PRE_MAX + 1];
+	bool want[EP_PRE_MAX + 1];
 	struct ibv_send_wr wr;
 	struct ibv_sge sge;
-	uint32_t slot;
+	uint32_t slot, j, posted;
 	size_t total;
 	uint8_t *buf;
 	int i, ret;
 
+	if (npre > EP_PRE_MAX)
+		return -EINVAL;
 	slot = (ep->tx_head + ep->tx_count) % ep->ntx;
 	buf = ep->tx_mem + (size_t)slot * ep->tx_size;
 	for (i = 0, total = 0; i < iovcnt; i++) {
@@ -181,18 +214,31 @@ int ep_tx_post(struct rpcrdma_ep *ep, const struct iovec *iov, int iovcnt,
 	} else {
 		wr.opcode = IBV_WR_SEND;
 	}
+	for (j = 0; j < npre; j++) {
+		wrs[j] = &pre[j];
+		want[j] = false;
+	}
+	wrs[npre] = &wr;
 	/* Signal too when the ring is half full, so buffers come back. */
-	ret = rpcrdma_ep_sq_post(ep, &wr,
-				 signal ||
-				 (ep->tx_count + 1 >= ep->ntx / 2 &&
-				  ep->sq_last_signaled <= ep->sq_done));
-	if (ret)
+	want[npre] = signal || (ep->tx_count + 1 >= ep->ntx / 2 &&
+				ep->sq_last_signaled <= ep->sq_done);
+	ret = ep_sq_post_n(ep, wrs, want, npre + 1, &posted);
+	if (pre_posted)
+		*pre_posted = posted < npre ? posted : npre;
+	if (posted <= npre)
 		return ret;
 	ep->tx_seq[slot] = ep->sq_seq;
 	ep->tx_count++;
 	if (inv_rkey)
 		RPCRDMA_STAT_ADD(ep, remote_invalidations, 1);
 	return 0;
+}
+
+int ep_tx_post(struct rpcrdma_ep *ep, const struct iovec *iov, int iovcnt,
+	       uint32_t inv_rkey, bool signal)
+{
+	return ep_tx_post_after(ep, NULL, 0, iov, iovcnt, inv_rkey, signal,
+				NULL);
 }
 
 /* Waits until every SQ WR up to seq completed. Lock held. */

@@ -167,7 +167,7 @@ struct ct {
 	struct ct_slot *wakeq[CT_WAKEQ];
 	uint32_t nwake;
 	bool defer_wake;
-	uint32_t nsleeping;	/* slots with sleeping set */
+	uint32_t nsleeping;	/* callers asleep, not woken yet (sleeping) */
 	uint32_t srtt_us;      /* round trips as observed (7/8 weighted),
 				* 0: none yet; opts.poll_us AUTO's basis */
 	uint32_t ep_users;     /* slots OWNED, WAITING or DONE */
@@ -308,11 +308,22 @@ static inline struct ct_slot *slot_by_xid(struct ct *ct, uint32_t xid)
 	return NULL;
 }
 
+/* s's caller, asleep, is woken: no longer counted asleep (ct->lock held;
+ * the post itself is the caller's, now or deferred). */
+static inline bool slot_wake_mark(struct ct *ct, struct ct_slot *s)
+{
+	if (!s->sleeping)
+		return false;
+	s->sleeping = false;
+	ct->nsleeping--;
+	return true;
+}
+
 static inline void slot_complete(struct ct *ct, struct ct_slot *s, int err)
 {
 	s->err = err;
 	s->state = SLOT_DONE;
-	if (!s->sleeping)
+	if (!slot_wake_mark(ct, s))
 		return;
 	if (ct->defer_wake && ct->nwake < CT_WAKEQ)
 		ct->wakeq[ct->nwake++] = s;

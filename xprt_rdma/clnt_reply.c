@@ -73,6 +73,13 @@ static uint32_t ct_spin_us(const struct ct *ct, ct_pred pred, void *arg)
 {
 	if (pred != pred_slot_done)
 		return 0;
+	/* Another caller of ours could use the core: one encoding its
+	 * call, or woken and not yet back. At 32 in flight on 2 cores a
+	 * poller that polled then took it from them (15 % fewer calls/s
+	 * than with polling off). */
+	if (ct->opts.poll_us == RPCRDMA_POLL_AUTO &&
+	    ct->nsleeping + 1 < ct->ep_users)
+		return 0;
 	return xprt_poll_budget(ct->opts.poll_us, ct->srtt_us,
 				((const struct ct_slot *)arg)->sent_us,
 				xprt_now_us());
@@ -287,8 +294,7 @@ int ct_wait(struct ct *ct, ct_pred pred, void *arg,
 			rc = sem_clockwait(&s->wake, CLOCK_MONOTONIC, dl) ? errno
 									 : 0;
 			pthread_mutex_lock(&ct->lock);
-			s->sleeping = false;
-			ct->nsleeping--;
+			slot_wake_mark(ct, s); /* timed out, or spurious */
 		} else {
 			rc = pthread_cond_timedwait(&ct->cv, &ct->lock, dl);
 		}

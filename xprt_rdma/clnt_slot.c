@@ -78,6 +78,7 @@ void ct_poller_leave(struct ct *ct)
 		struct ct_slot *s = &ct->slots[i];
 
 		if (s->sleeping && s->state == SLOT_WAITING) {
+			slot_wake_mark(ct, s);
 			sem_post(&s->wake);
 			break;
 		}

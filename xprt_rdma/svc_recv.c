@@ -379,9 +379,15 @@ bool_t conn_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 	bc_dispatching(c, false);
 	conn_end_serving(c);
 	conn_close_pending(c);
-	rpcrdma_ep_look(c->ep);
-	rpcrdma_ep_unkick(c->ep);
-	rpcrdma_ep_check_stall(c->ep);
+	/* After a poll of the fd, what woke it. Called again at once
+	 * because conn_stat said XPRT_MOREREQS (rounds), there is work
+	 * queued already: the channels wait for the next poll, which a
+	 * kick or the stall timer makes return at once. */
+	if (c->rounds == 0) {
+		rpcrdma_ep_look(c->ep);
+		rpcrdma_ep_unkick(c->ep);
+		rpcrdma_ep_check_stall(c->ep);
+	}
 	while (!c->dead) {
 		conn_reap_xfers(c);
 		while ((k = ready_pop(c))) {

@@ -32,6 +32,7 @@ uint32_t xprt_srtt_update(uint32_t srtt_us, uint64_t sample_us);
  * RPCRDMA_POLL_AUTO until two smoothed round trips have passed since the
  * call went, and not at all while no round trip is known or one is over
  * RPCRDMA_POLL_AUTO_MAX_US (a wake-up is then a small part of the wait).
+ * The caller also checks that no other caller could use the core.
  */
 uint32_t xprt_poll_budget(uint32_t poll_us, uint32_t srtt_us,
 			  uint64_t sent_us, uint64_t now_us);
