@@ -67,6 +67,17 @@ START_TEST(test_budget_auto)
 }
 END_TEST
 
+/* opts.poll_us as rpcrdma_opts_from_env reads RPCRDMA_POLL_US=v. */
+static uint32_t poll_us_from_env(const char *v)
+{
+	struct rpcrdma_opts o;
+
+	setenv("RPCRDMA_POLL_US", v, 1);
+	rpcrdma_opts_from_env(&o);
+	unsetenv("RPCRDMA_POLL_US");
+	return o.poll_us;
+}
+
 /* The library's default is AUTO; the environment can set either. */
 START_TEST(test_default_and_env)
 {
@@ -74,20 +85,12 @@ START_TEST(test_default_and_env)
 
 	rpcrdma_opts_default(&o);
 	ck_assert_uint_eq(o.poll_us, RPCRDMA_POLL_AUTO);
-	setenv("RPCRDMA_POLL_US", "0", 1);
-	rpcrdma_opts_from_env(&o);
-	ck_assert_uint_eq(o.poll_us, 0);
-	setenv("RPCRDMA_POLL_US", "auto", 1);
-	rpcrdma_opts_from_env(&o);
-	ck_assert_uint_eq(o.poll_us, RPCRDMA_POLL_AUTO);
-	setenv("RPCRDMA_POLL_US", "250", 1);
-	rpcrdma_opts_from_env(&o);
-	ck_assert_uint_eq(o.poll_us, 250);
+	ck_assert_uint_eq(poll_us_from_env("0"), 0);
+	ck_assert_uint_eq(poll_us_from_env("auto"), RPCRDMA_POLL_AUTO);
+	ck_assert_uint_eq(poll_us_from_env("250"), 250);
 	/* Past the bound: the default, as every variable does. */
-	setenv("RPCRDMA_POLL_US", "100001", 1);
-	rpcrdma_opts_from_env(&o);
-	ck_assert_uint_eq(o.poll_us, RPCRDMA_POLL_AUTO);
-	unsetenv("RPCRDMA_POLL_US");
+	ck_assert_uint_eq(poll_us_from_env("100001"), RPCRDMA_POLL_AUTO);
+	ck_assert_uint_eq(poll_us_from_env("-1"), RPCRDMA_POLL_AUTO);
 }
 END_TEST
 
