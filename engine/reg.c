@@ -209,7 +209,12 @@ int rpcrdma_ep_send_bind(struct rpcrdma_ep *ep, const struct iovec *iov,
 		ret = ep_tx_post_after(ep, wr, nb, iov, iovcnt, 0, false,
 				       &posted);
 		/* A window is bound once its bind is on the queue: a Send
-		 * that failed leaves it for the local invalidation. */
+		 * that failed leaves it for the local invalidation. A
+		 * failure that names no WR may leave them all there (rxe
+		 * queues them, then its doorbell is refused): bound too, so
+		 * that the caller gives up the connection. */
+		if (ret && !posted)
+			posted = nb;
 		for (j = 0; j < posted; j++) {
 			b[j].w->mw->rkey = rkey[j];
 			b[j].w->bound = true;

@@ -83,7 +83,7 @@ static int ep_sq_post_n(struct rpcrdma_ep *ep, struct ibv_send_wr *const *wrs,
 {
 	uint64_t last_signaled = ep->sq_last_signaled;
 	bool idle = ep->sq_seq == ep->sq_done;
-	struct ibv_send_wr *bad = wrs[0];
+	struct ibv_send_wr *bad = NULL;
 	struct ep_sigpipe g;
 	uint32_t i, done = n;
 	int ret;
@@ -116,9 +116,14 @@ static int ep_sq_post_n(struct rpcrdma_ep *ep, struct ibv_send_wr *const *wrs,
 	ret = ibv_post_send(ep->qp, wrs[0], &bad);
 	ep_sigpipe_release(&g);
 	if (ret) {
+		/* Those before *bad are on the queue. No *bad (rxe, when its
+		 * doorbell fails: the kernel refused this thread's command)
+		 * counts as none: the caller gives up the connection. */
 		ep_count_errno(ep, ret);
-		for (done = 0; done < n && wrs[done] != bad; done++)
+		for (done = 0; bad && done < n && wrs[done] != bad; done++)
 			;
+		if (done == n)
+			done = 0;
 	}
 	for (i = 0; i < done; i++) {
 		const struct ibv_send_wr *wr = wrs[i];
