@@ -196,6 +196,14 @@ out:
 	rpcrdma_ep_rx_done(ct->ep, rx);
 }
 
+/* Wakes the callers ct_dispatch answered (ct->lock held). */
+static void ct_post_wakes(struct ct *ct)
+{
+	for (uint32_t i = 0; i < ct->nwake; i++)
+		sem_post(&ct->wakeq[i]->wake);
+	ct->nwake = 0;
+}
+
 /* Holds the poller role until pred holds, the deadline passes or the
  * connection breaks (ct->lock held on entry and exit, dropped while
  * polling; ct->ep cannot change meanwhile: polling blocks reconnects). */
@@ -213,6 +221,10 @@ int ct_poll(struct ct *ct, ct_pred pred, void *arg,
 		/* Replies already queued first: their invalidations are
 		 * then awaited together. */
 		if (ct->inv_pending && !rpcrdma_ep_rx_pending(ep)) {
+			/* The flush drops the lock for as long as the
+			 * invalidations take: callers already answered go
+			 * first. */
+			ct_post_wakes(ct);
 			ct_flush_invalidations(ct);
 			continue;
 		}
@@ -249,11 +261,9 @@ int ct_poll(struct ct *ct, ct_pred pred, void *arg,
 			break;
 		}
 	}
+	ct_post_wakes(ct);
 	if (ct->inv_pending && !ct->broken)
 		ct_flush_invalidations(ct);
-	for (uint32_t i = 0; i < ct->nwake; i++)
-		sem_post(&ct->wakeq[i]->wake);
-	ct->nwake = 0;
 	ct_poller_leave(ct);
 	return rc;
 }
@@ -294,7 +304,13 @@ int ct_wait(struct ct *ct, ct_pred pred, void *arg,
 			rc = sem_clockwait(&s->wake, CLOCK_MONOTONIC, dl) ? errno
 									 : 0;
 			pthread_mutex_lock(&ct->lock);
-			slot_wake_mark(ct, s); /* timed out, or spurious */
+			/* Woken by a poster (its reply, or the poller role
+			 * handed over) even if the wait timed out meanwhile:
+			 * the role may be this caller's now, and a caller
+			 * that returned with it would leave the others
+			 * asleep. One more turn takes it and hands it on. */
+			if (!slot_wake_mark(ct, s))
+				rc = 0;
 		} else {
 			rc = pthread_cond_timedwait(&ct->cv, &ct->lock, dl);
 		}

@@ -55,7 +55,7 @@ uint32_t xprt_poll_budget(uint32_t poll_us, uint32_t srtt_us,
 	uint64_t end;
 
 	if (poll_us != RPCRDMA_POLL_AUTO)
-		return poll_us;
+		return poll_us < XPRT_POLL_MAX_US ? poll_us : XPRT_POLL_MAX_US;
 	if (!srtt_us || srtt_us > RPCRDMA_POLL_AUTO_MAX_US)
 		return 0;
 	if (now_us < sent_us)

@@ -22,9 +22,7 @@
  * asked for more (its REQ's retry count binds our QP, and rxe reads 7 as
  * forever). */
 #define OPTS_DEFAULT_STALL_MS	15000u
-/* A tenth of a second of polling per wait is already far past any round
- * trip worth polling for. */
-#define OPTS_MAX_POLL_US	100000u
+#define OPTS_MAX_POLL_US	XPRT_POLL_MAX_US
 
 void rpcrdma_opts_default(struct rpcrdma_opts *o)
 {

@@ -24,6 +24,9 @@ int rpcrdma_opts_to_ep(const struct rpcrdma_opts *o, struct rpcrdma_ep_opts *eo)
 
 /* CLOCK_MONOTONIC in microseconds (deadline.c). */
 uint64_t xprt_now_us(void);
+/* The longest a caller polls, whatever opts.poll_us says: a tenth of a
+ * second is already far past any round trip worth polling for. */
+#define XPRT_POLL_MAX_US	100000u
 /* The smoothed round trip with one more sample (0: none yet). */
 uint32_t xprt_srtt_update(uint32_t srtt_us, uint64_t sample_us);
 /*

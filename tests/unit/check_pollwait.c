@@ -43,6 +43,8 @@ START_TEST(test_budget_set)
 	ck_assert_uint_eq(xprt_poll_budget(0, 100, 1000, 1000), 0);
 	ck_assert_uint_eq(xprt_poll_budget(300, 0, 1000, 1000), 300);
 	ck_assert_uint_eq(xprt_poll_budget(300, 5000, 1000, 9000), 300);
+	/* Set in the opts struct past the bound: the bound. */
+	ck_assert_uint_eq(xprt_poll_budget(5000000, 0, 0, 0), XPRT_POLL_MAX_US);
 }
 END_TEST
 
