@@ -142,7 +142,7 @@ struct ct {
 	pthread_mutex_t lock;
 	pthread_cond_t cv; /* credit, role, connection, backward inbox;
 			    * a caller waiting for its reply sleeps on its
-			    * slot's cv instead */
+			    * slot's semaphore (wake) instead */
 	pthread_mutex_t auth_lock;
 	pthread_mutex_t gss_lock; /* RPCSEC_GSS calls, one at a time */
 
