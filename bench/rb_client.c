@@ -109,7 +109,11 @@ static int null_call(CLIENT *cl)
 	enum clnt_stat st = rbproc_null_1(NULL, NULL, cl);
 
 	if (st != RPC_SUCCESS) {
-		fprintf(stderr, "rb_client: NULL: %s\n", clnt_sperrno(st));
+		/* The status is this call's; clnt_sperror adds the
+		 * transport's words on a limit met, but tells the CLIENT's
+		 * last call, which may be another thread's. */
+		fprintf(stderr, "rb_client: NULL: %s (%s)\n",
+			clnt_sperrno(st), clnt_sperror(cl, "last call"));
 		return -1;
 	}
 	return 0;
@@ -252,8 +256,11 @@ static int mode_bulk(CLIENT *cl, bool rd, unsigned long size,
 			}
 		}
 		if (st != RPC_SUCCESS) {
-			fprintf(stderr, "rb_client: %s %lu: %s\n",
-				rd ? "READ" : "WRITE", size, clnt_sperrno(st));
+			char what[64];
+
+			snprintf(what, sizeof(what), "rb_client: %s %lu",
+				 rd ? "READ" : "WRITE", size);
+			fprintf(stderr, "%s\n", clnt_sperror(cl, what));
 			return 1;
 		}
 	}

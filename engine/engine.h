@@ -168,6 +168,18 @@ void rpcrdma_mr_dereg(struct rpcrdma_mr *mr);
 /* A registration of ep's would not go: ep is closed (reg.c says why). */
 void rpcrdma_ep_dereg_failed(struct rpcrdma_ep *ep);
 
+/* --- pinned memory (pin.c) --- */
+
+/*
+ * What the process may pin (RLIMIT_MEMLOCK now; SIZE_MAX with no limit or
+ * with CAP_IPC_LOCK) and what the engine's registrations pin now (pages
+ * spanned, counted as the kernel counts them). A registration that would
+ * pass the limit fails with -EDQUOT: rpcrdma_ep_reg, rpcrdma_win_create,
+ * a transfer's start and an endpoint's buffers at connect.
+ */
+size_t rpcrdma_pin_limit(void);
+size_t rpcrdma_pin_used(void);
+
 /* --- memory windows (reg.c) --- */
 
 /*

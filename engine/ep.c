@@ -204,9 +204,9 @@ void ep_free(struct rpcrdma_ep *ep)
 	if (ep->comp_ch)
 		ibv_destroy_comp_channel(ep->comp_ch);
 	if (ep->tx_mr)
-		ibv_dereg_mr(ep->tx_mr);
+		ep_mr_dereg(ep->tx_mr);
 	if (ep->rx_mr)
-		ibv_dereg_mr(ep->rx_mr);
+		ep_mr_dereg(ep->rx_mr);
 	if (ep->pd)
 		ibv_dealloc_pd(ep->pd);
 	if (ep->id)
@@ -232,6 +232,7 @@ static int ep_alloc_buffers(struct rpcrdma_ep *ep)
 {
 	size_t rx_bytes = (size_t)ep->nrx * ep->rx_size;
 	size_t tx_bytes = (size_t)ep->ntx * ep->tx_size;
+	int rc;
 
 	ep->rx_mem = aligned_alloc(64, rx_bytes);
 	ep->tx_mem = aligned_alloc(64, tx_bytes);
@@ -243,14 +244,12 @@ static int ep_alloc_buffers(struct rpcrdma_ep *ep)
 	memset(ep->rx_mem, 0, rx_bytes);
 	memset(ep->tx_mem, 0, tx_bytes);
 	/* Never exposed to the peer: local access only. */
-	ep->rx_mr = ibv_reg_mr(ep->pd, ep->rx_mem, rx_bytes,
-			       IBV_ACCESS_LOCAL_WRITE);
+	ep->rx_mr = ep_mr_reg(ep->pd, ep->rx_mem, rx_bytes,
+			      IBV_ACCESS_LOCAL_WRITE, &rc);
 	if (!ep->rx_mr)
-		return neg_errno(ENOMEM);
-	ep->tx_mr = ibv_reg_mr(ep->pd, ep->tx_mem, tx_bytes, 0);
-	if (!ep->tx_mr)
-		return neg_errno(ENOMEM);
-	return 0;
+		return rc;
+	ep->tx_mr = ep_mr_reg(ep->pd, ep->tx_mem, tx_bytes, 0, &rc);
+	return rc;
 }
 
 /*

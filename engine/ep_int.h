@@ -6,8 +6,9 @@
  *
  * Floors, top to bottom; a file calls only files below it (checked by
  * tools/layers.sh on the objects): cm.c -> ep.c -> reg.c, xfer.c ->
- * send.c, recv.c -> core.c -> stats.c. The one call upwards goes through
- * a function pointer, ep->sq_progress (xfer.c's, called by ep_reap).
+ * send.c, recv.c -> core.c -> stats.c, pin.c. The one call upwards goes
+ * through a function pointer, ep->sq_progress (xfer.c's, called by
+ * ep_reap).
  *
  * Event design. Each endpoint owns two event sources: its completion
  * channel (one CQ for sends, receives, RDMA Read and Write) and its own
@@ -152,6 +153,13 @@ struct rpcrdma_mr {
 	struct ibv_mr *mr;
 	struct rpcrdma_ep *ep;
 };
+
+/* pin.c: ibv_reg_mr and ibv_dereg_mr, the pages counted against the
+ * process's RLIMIT_MEMLOCK. ep_mr_reg: NULL with *err -EDQUOT (the limit)
+ * or another -errno. */
+EP_HIDDEN struct ibv_mr *ep_mr_reg(struct ibv_pd *pd, void *addr, size_t len,
+				   int access, int *err);
+EP_HIDDEN int ep_mr_dereg(struct ibv_mr *mr);
 
 /* core.c */
 EP_HIDDEN void ep_drain(struct rpcrdma_ep *ep, int max_ms);

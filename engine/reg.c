@@ -99,10 +99,10 @@ int rpcrdma_win_create(struct rpcrdma_ep *ep, void *buf, size_t len,
 		err = errno > 0 ? errno : EOPNOTSUPP;
 		goto out_free;
 	}
-	w->mr = ibv_reg_mr(ep->pd, buf, len,
-			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
+	w->mr = ep_mr_reg(ep->pd, buf, len,
+			  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND, &err);
 	if (!w->mr) {
-		err = errno > 0 ? errno : ENOMEM;
+		err = -err;
 		ibv_dealloc_mw(w->mw);
 		goto out_free;
 	}
@@ -124,7 +124,7 @@ void rpcrdma_win_destroy(struct rpcrdma_win *w)
 	if (!w)
 		return;
 	ibv_dealloc_mw(w->mw);
-	if (ibv_dereg_mr(w->mr))
+	if (ep_mr_dereg(w->mr))
 		rpcrdma_ep_dereg_failed(w->ep);
 	else
 		__atomic_sub_fetch(&w->ep->mr_count, 1, __ATOMIC_RELAXED);
@@ -283,7 +283,7 @@ int rpcrdma_ep_reg(struct rpcrdma_ep *ep, void *addr, size_t len,
 		   enum rpcrdma_access access, struct rpcrdma_mr **out)
 {
 	struct rpcrdma_mr *m;
-	int flags = IBV_ACCESS_LOCAL_WRITE;
+	int flags = IBV_ACCESS_LOCAL_WRITE, ret;
 
 	if (!ep || !out || !addr || !len)
 		return -EINVAL;
@@ -304,10 +304,8 @@ int rpcrdma_ep_reg(struct rpcrdma_ep *ep, void *addr, size_t len,
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return -ENOMEM;
-	m->mr = ibv_reg_mr(ep->pd, addr, len, flags);
+	m->mr = ep_mr_reg(ep->pd, addr, len, flags, &ret);
 	if (!m->mr) {
-		int ret = errno > 0 ? -errno : -ENOMEM;
-
 		free(m);
 		return ret;
 	}
@@ -339,7 +337,7 @@ void rpcrdma_mr_dereg(struct rpcrdma_mr *mr)
 {
 	if (!mr)
 		return;
-	if (ibv_dereg_mr(mr->mr))
+	if (ep_mr_dereg(mr->mr))
 		rpcrdma_ep_dereg_failed(mr->ep);
 	else
 		__atomic_sub_fetch(&mr->ep->mr_count, 1, __ATOMIC_RELAXED);

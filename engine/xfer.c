@@ -50,7 +50,7 @@ static struct rpcrdma_xfer *xf_pop(struct rpcrdma_xfer **head,
 static void xf_finish(struct rpcrdma_ep *ep, struct rpcrdma_xfer *x, int st)
 {
 	if (x->mr) {
-		ibv_dereg_mr(x->mr);
+		ep_mr_dereg(x->mr);
 		x->mr = NULL;
 	}
 	x->status = st;
@@ -230,13 +230,13 @@ int rpcrdma_ep_xfer_start(struct rpcrdma_ep *ep, struct rpcrdma_xfer *x)
 		return ep->down_err ? ep->down_err : -ENOTCONN;
 	x->mr = NULL;
 	if (x->len) {
-		x->mr = ibv_reg_mr(ep->pd, x->local, (size_t)x->len,
-				   ep_sink_access(ep, x->read));
-		if (!x->mr) {
-			int err = errno > 0 ? errno : ENOMEM;
+		int err;
 
-			ep_count_errno(ep, err);
-			return -err;
+		x->mr = ep_mr_reg(ep->pd, x->local, (size_t)x->len,
+				  ep_sink_access(ep, x->read), &err);
+		if (!x->mr) {
+			ep_count_errno(ep, -err);
+			return err;
 		}
 	}
 	x->status = 0;

@@ -111,6 +111,8 @@ struct ct_slot {
 	 * use, which looks and sleeps again (slot_prepare drains it). */
 	sem_t wake;
 	bool sleeping;
+	bool pin_waiting;     /* its owner waits for pinned memory
+			       * (ct_pin_wait), holding none of its own */
 	uint64_t sent_us;     /* when its call was posted (CLOCK_MONOTONIC) */
 };
 
@@ -121,6 +123,7 @@ enum ct_limit_kind {
 	CT_LIM_ERR_CHUNK,	/* RDMA_ERROR ERR_CHUNK */
 	CT_LIM_ERR_VERS,	/* RDMA_ERROR ERR_VERS */
 	CT_LIM_REPLY,		/* reply not within the chunks offered */
+	CT_LIM_MEMLOCK,		/* RLIMIT_MEMLOCK (bytes: the limit) */
 };
 struct ct_limit {
 	enum ct_limit_kind kind;
@@ -275,7 +278,8 @@ static inline void slot_free(struct ct *ct, struct ct_slot *s)
 	pthread_cond_broadcast(&ct->cv);
 }
 
-static inline void slot_dereg(struct ct_slot *s)
+/* The call's own registrations (no window): its call and reply chunk. */
+static inline void slot_dereg_call(struct ct_slot *s)
 {
 	if (s->call_mr) {
 		rpcrdma_mr_dereg(s->call_mr);
@@ -285,6 +289,11 @@ static inline void slot_dereg(struct ct_slot *s)
 		rpcrdma_mr_dereg(s->reply_mr);
 		s->reply_mr = NULL;
 	}
+}
+
+static inline void slot_dereg(struct ct_slot *s)
+{
+	slot_dereg_call(s);
 	/* Revoked by now (or their QP is gone): the caller's pages go. */
 	for (uint32_t k = 0; k < s->nzc; k++) {
 		rpcrdma_win_destroy(s->zc_win[k]);
@@ -294,6 +303,15 @@ static inline void slot_dereg(struct ct_slot *s)
 		s->zc_mr[k] = NULL;
 	}
 	s->nzc = 0;
+}
+
+/* The call met the locked-memory limit (-EDQUOT from a registration). */
+static inline void ct_limit_memlock(struct ct_limit *l)
+{
+	size_t v = rpcrdma_pin_limit();
+
+	l->kind = CT_LIM_MEMLOCK;
+	l->bytes = v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
 }
 
 static inline struct ct_slot *slot_by_xid(struct ct *ct, uint32_t xid)
@@ -386,8 +404,9 @@ bool slot_bound(struct ct_slot *s);
 bool ct_revoke(struct ct *ct, struct ct_slot *s, const struct rpcrdma_rx *rx);
 void ct_flush_invalidations(struct ct *ct);
 void ct_abandon(struct ct *ct, struct ct_slot *s);
-bool ct_window(struct ct *ct, struct rpcrdma_ep *ep, struct rpcrdma_win **wp,
-	       void *buf, size_t len, size_t cap);
+int ct_window(struct ct *ct, struct rpcrdma_ep *ep, struct rpcrdma_win **wp,
+	      void *buf, size_t len, size_t cap);
+int ct_pin_wait(struct ct *ct, struct ct_slot *s, const struct timespec *dl);
 void ct_zc_expose(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
 		  const struct rpcrdma_call_plan *plan, uint8_t *zc);
 
@@ -413,8 +432,8 @@ int ct_expose_items(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
 		    struct ct_marshal *mm);
 int ct_plan_reply(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
 		  struct ct_marshal *mm);
-bool ct_expose_windows(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
-		       struct ct_marshal *mm);
+int ct_expose_windows(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
+		      struct ct_marshal *mm);
 int ct_expose_regs(struct rpcrdma_ep *ep, struct ct_slot *s,
 		   struct ct_marshal *mm);
 int ct_encode_hdr(struct ct *ct, struct ct_slot *s, struct ct_marshal *mm);

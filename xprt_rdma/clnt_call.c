@@ -99,6 +99,8 @@ static int ct_call_connect(struct ct_call *c)
 	for (;;) {
 		rc = ct_ensure_conn(ct, c->dl);
 		if (rc) {
+			if (rc == -EDQUOT) /* its buffers' registration */
+				ct_limit_memlock(c->lim);
 			c->fail = CT_FAIL_CONNECT;
 			goto out_unlock;
 		}
@@ -180,15 +182,35 @@ static int ct_call_send(struct ct_call *c)
 	rc = ct_plan_reply(ct, ep, s, mm);
 	if (rc)
 		return ct_call_failed(c, CT_FAIL_ENCODE, rc);
-	if (!ct_expose_windows(ct, ep, s, mm)) {
+	for (;;) {
+		rc = ct_expose_windows(ct, ep, s, mm);
+		if (!rc)
+			rc = ct_expose_regs(ep, s, mm);
+		if (rc != -EDQUOT)
+			break;
+		/* The locked-memory limit: what this CLIENT's other calls
+		 * pin, given back or awaited (both steps keep what they
+		 * made already, unless ct_pin_wait gave it back). */
+		slot_dereg_call(s);
+		rc = ct_pin_wait(ct, s, c->dl);
+		if (rc)
+			break;
+		CT_INC(ct, memlock_waits);
+	}
+	if (rc == -EAGAIN) {
 		/* No window to expose where R promised one: this connection
 		 * cannot carry the call; the next one will not promise. */
 		ct_unpromise(ct);
 		return ct_call_failed(c, CT_FAIL_SEND, -EAGAIN);
 	}
-	rc = ct_expose_regs(ep, s, mm);
+	if (rc == -EDQUOT) {
+		CT_INC(ct, memlock_refusals);
+		ct_limit_memlock(c->lim);
+	}
 	if (rc)
-		return ct_call_failed(c, CT_FAIL_MEMORY, rc);
+		return ct_call_failed(c, rc == -ETIMEDOUT ? CT_FAIL_SLOT
+							   : CT_FAIL_MEMORY,
+				      rc);
 	rc = ct_encode_hdr(ct, s, mm);
 	if (rc)
 		return ct_call_failed(c, CT_FAIL_ENCODE, rc);
@@ -326,6 +348,10 @@ static enum clnt_stat ct_call_stat(const struct ct_call *c, int rc,
 			st = RPC_CANTDECODERES;
 		break;
 	}
+	/* The locked-memory limit: its own text (clnt_sperror), and the
+	 * errno the kernel gives for it. */
+	if (eno == EDQUOT)
+		eno = ENOMEM;
 	memset(err, 0, sizeof(*err));
 	err->re_status = st;
 	err->re_errno = eno;

@@ -232,36 +232,114 @@ void ct_abandon(struct ct *ct, struct ct_slot *s)
 /*
  * A slot's window on ep over buf[0, len), made at its first use on this
  * connection over cap bytes, and made again when the buffer moved or
- * grew: true when it is free to bind, false when the chunk must be
- * registered for the call instead (no type-2 windows, or a window still
- * bound after a failure, which a reset will clear).
+ * grew: 1 when it is free to bind, 0 when the chunk must be registered
+ * for the call instead (no type-2 windows, or a window still bound after
+ * a failure, which a reset will clear), -EDQUOT when making it would pass
+ * the locked-memory limit (ct_pin_wait; windows stay in use).
  */
-bool ct_window(struct ct *ct, struct rpcrdma_ep *ep,
-		      struct rpcrdma_win **wp, void *buf, size_t len,
-		      size_t cap)
+int ct_window(struct ct *ct, struct rpcrdma_ep *ep, struct rpcrdma_win **wp,
+	      void *buf, size_t len, size_t cap)
 {
 	bool off;
+	int rc;
 
 	pthread_mutex_lock(&ct->lock);
 	off = ct->no_windows;
 	pthread_mutex_unlock(&ct->lock);
 	if (off)
-		return false;
+		return 0;
 	if (*wp && !rpcrdma_win_covers(*wp, buf, cap)) {
 		/* The buffer moved or grew: a new registration, once (the
 		 * old one pinned the old pages, which may be gone). */
 		if (rpcrdma_win_bound(*wp))
-			return false;
+			return 0;
 		rpcrdma_win_destroy(*wp);
 		*wp = NULL;
 	}
-	if (!*wp && rpcrdma_win_create(ep, buf, cap, wp)) {
-		pthread_mutex_lock(&ct->lock);
-		ct->no_windows = true;
-		pthread_mutex_unlock(&ct->lock);
-		return false;
+	if (!*wp) {
+		rc = rpcrdma_win_create(ep, buf, cap, wp);
+		if (rc == -EDQUOT)
+			return rc;
+		if (rc) {
+			pthread_mutex_lock(&ct->lock);
+			ct->no_windows = true;
+			pthread_mutex_unlock(&ct->lock);
+			return 0;
+		}
 	}
 	return !rpcrdma_win_bound(*wp);
+}
+
+/* Drops the windows of o, a free slot or the caller's own before its
+ * call is sent, unless bound (ct->lock held); the bytes they pinned. */
+static size_t slot_unpin(struct ct_slot *o)
+{
+	size_t n = 0;
+
+	if (o->win && !rpcrdma_win_bound(o->win)) {
+		n += o->reply_cap;
+		rpcrdma_win_destroy(o->win);
+		o->win = NULL;
+	}
+	if (o->call_win && !rpcrdma_win_bound(o->call_win)) {
+		n += o->xdr_ok ? rpcrdma_xdrgrow_cap(&o->xdr) : 1;
+		rpcrdma_win_destroy(o->call_win);
+		o->call_win = NULL;
+	}
+	return n;
+}
+
+/* Whether o, another thread's call, pins memory that it will give back
+ * without waiting for more itself. */
+static bool slot_pins(const struct ct_slot *o)
+{
+	if (o->state == SLOT_FREE || o->pin_waiting)
+		return false;
+	return o->win || o->call_win || o->reply_mr || o->call_mr || o->nzc;
+}
+
+/*
+ * A registration for s's call would pass the locked-memory limit
+ * (RLIMIT_MEMLOCK, engine/pin.c): what the free slots of this CLIENT pin
+ * is given back, or else the caller waits for another call to end, whose
+ * memory is then free to take (back-pressure, not a failure: a CLIENT
+ * whose calls each fit the limit serves any number of threads). A caller
+ * that waits first gives back what its own call had made (not yet sent,
+ * nothing of it is exposed), so that no two callers each hold part of
+ * what the other waits for. 0: try again; -EDQUOT: no call of ours will
+ * give back anything (other CLIENTs or a server hold it, or the limit is
+ * below one call); -ETIMEDOUT at the deadline.
+ */
+int ct_pin_wait(struct ct *ct, struct ct_slot *s, const struct timespec *dl)
+{
+	size_t freed = 0;
+	bool busy = false;
+	int rc = 0;
+
+	pthread_mutex_lock(&ct->lock);
+	for (uint32_t i = 0; i < ct->nslots; i++) {
+		struct ct_slot *o = &ct->slots[i];
+
+		if (o != s && o->state == SLOT_FREE)
+			freed += slot_unpin(o);
+		else if (o != s)
+			busy = busy || slot_pins(o);
+	}
+	if (!freed) {
+		if (!busy) {
+			rc = -EDQUOT;
+		} else {
+			if (slot_unpin(s))
+				pthread_cond_broadcast(&ct->cv);
+			s->pin_waiting = true;
+			if (pthread_cond_timedwait(&ct->cv, &ct->lock, dl) ==
+			    ETIMEDOUT)
+				rc = -ETIMEDOUT;
+			s->pin_waiting = false;
+		}
+	}
+	pthread_mutex_unlock(&ct->lock);
+	return rc;
 }
 
 /*

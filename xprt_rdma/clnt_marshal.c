@@ -274,25 +274,39 @@ int ct_plan_reply(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
 }
 
 /*
- * Expose: the windows over the reply buffer and the call. False when
+ * Expose: the windows over the reply buffer and the call. -EAGAIN when
  * this connection cannot carry the call: once we set R the responder may
  * invalidate the rkey when a call names only one (the Linux server does
  * even when its own R is clear), so what the call exposes must be
  * windows, never a registration (an MR cannot be invalidated remotely;
- * the QP would fail).
+ * the QP would fail). -EDQUOT: the locked-memory limit (ct_pin_wait).
  */
-bool ct_expose_windows(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
-		       struct ct_marshal *mm)
+int ct_expose_windows(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
+		      struct ct_marshal *mm)
 {
-	mm->use_win = mm->expose && ct_window(ct, ep, &s->win, s->reply_buf,
-					      s->reply_cap, s->reply_cap);
-	mm->use_cwin = mm->ncopied &&
-		       ct_window(ct, ep, &s->call_win, mm->rpc, mm->call_len,
-				 rpcrdma_xdrgrow_cap(&s->xdr));
+	int rc;
+
+	mm->use_win = false;
+	mm->use_cwin = false;
+	if (mm->expose) {
+		rc = ct_window(ct, ep, &s->win, s->reply_buf, s->reply_cap,
+			       s->reply_cap);
+		if (rc < 0)
+			return rc;
+		mm->use_win = rc;
+	}
+	if (mm->ncopied) {
+		rc = ct_window(ct, ep, &s->call_win, mm->rpc, mm->call_len,
+			       rpcrdma_xdrgrow_cap(&s->xdr));
+		if (rc < 0)
+			return rc;
+		mm->use_cwin = rc;
+	}
 	if (!rpcrdma_ep_inline(ep)->remote_inv_in)
-		return true;
-	return !((mm->expose && !mm->use_win) ||
-		 (mm->ncopied && !mm->use_cwin));
+		return 0;
+	return (mm->expose && !mm->use_win) || (mm->ncopied && !mm->use_cwin)
+		   ? -EAGAIN
+		   : 0;
 }
 
 /* Expose: registrations where there is no window; the reply's rkey. */
@@ -301,7 +315,9 @@ int ct_expose_regs(struct rpcrdma_ep *ep, struct ct_slot *s,
 {
 	int rc;
 
-	if (mm->expose && !mm->use_win) {
+	/* Made once per call: a second try after -EDQUOT keeps the first
+	 * one's. */
+	if (mm->expose && !mm->use_win && !s->reply_mr) {
 		rc = rpcrdma_ep_reg(ep, s->reply_buf, (size_t)mm->expose,
 				    RPCRDMA_ACCESS_REMOTE_WRITE, &s->reply_mr);
 		if (rc)
@@ -311,7 +327,7 @@ int ct_expose_regs(struct rpcrdma_ep *ep, struct ct_slot *s,
 	if (mm->expose)
 		mm->rkey = mm->use_win ? rpcrdma_win_next_rkey(s->win)
 				       : rpcrdma_mr_rkey(s->reply_mr);
-	if (mm->ncopied && !mm->use_cwin)
+	if (mm->ncopied && !mm->use_cwin && !s->call_mr)
 		return rpcrdma_ep_reg(ep, mm->rpc, mm->call_len,
 				      RPCRDMA_ACCESS_REMOTE_READ, &s->call_mr);
 	return 0;

@@ -122,6 +122,14 @@ int rpcrdma_clnt_errtext(CLIENT *cl, char *buf, size_t len)
 			     "and chunks the call offered (CLSET_RDMA_PROC_"
 			     "REPLY, CLSET_RDMA_PROC_DDP)", lim.bytes);
 		break;
+	case CT_LIM_MEMLOCK:
+		n = snprintf(buf, len, "the client's locked-memory limit "
+			     "(RLIMIT_MEMLOCK, %u KiB: ulimit -l, systemd "
+			     "LimitMEMLOCK=) cannot hold what this call "
+			     "registers; raise it, or lower RPCRDMA_MAX_MSG, "
+			     "or give the procedure a reply size hint "
+			     "(CLSET_RDMA_PROC_REPLY)", lim.bytes / 1024);
+		break;
 	}
 	return n < 0 ? 0 : n;
 }

@@ -24,13 +24,34 @@
 #define OPTS_DEFAULT_STALL_MS	15000u
 #define OPTS_MAX_POLL_US	XPRT_POLL_MAX_US
 
+/*
+ * max_msg by default: OPTS_DEFAULT_MAX_MSG, or under a locked-memory limit
+ * (an ordinary user's 8 MiB on Debian; engine/pin.c) the largest power of
+ * two within an eighth of it, 64 KiB at least. A call without a reply
+ * hint pins a reply chunk of max_msg while it is in flight, a Long Call
+ * its whole message: an eighth leaves room for several such calls and the
+ * connections' own buffers (about 330 KiB each), so that a process
+ * started with the defaults can make every call the defaults allow; more
+ * calls at once wait for pinned memory (clnt_expose.c ct_pin_wait).
+ */
+static uint32_t opts_default_max_msg(void)
+{
+	size_t lim = rpcrdma_pin_limit(), m = 64u << 10;
+
+	if (lim == SIZE_MAX || lim / 8 >= OPTS_DEFAULT_MAX_MSG)
+		return OPTS_DEFAULT_MAX_MSG;
+	while (m * 2 <= lim / 8)
+		m *= 2;
+	return (uint32_t)m;
+}
+
 void rpcrdma_opts_default(struct rpcrdma_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->inline_send = OPTS_DEFAULT_INLINE;
 	o->inline_recv = OPTS_DEFAULT_INLINE;
 	o->credits = OPTS_DEFAULT_CREDITS;
-	o->max_msg = OPTS_DEFAULT_MAX_MSG;
+	o->max_msg = opts_default_max_msg();
 	o->remote_inv = true;
 	o->timeout_ms = OPTS_DEFAULT_TIMEOUT_MS;
 	o->max_conns = OPTS_DEFAULT_MAX_CONNS;

@@ -218,6 +218,12 @@ static void call_take(struct svc_call *k)
 	if (rc == -EMSGSIZE) {
 		/* RFC 8166 section 4.5.3: chunks we cannot process. */
 		call_send_error(k, RPCRDMA_ERR_CHUNK);
+	} else if (rc == -EDQUOT) {
+		/* Their sink would pass the locked-memory limit: this call
+		 * cannot be read now; the connection and its others go on
+		 * (RFC 8166 section 4.5.3, a responder resource). */
+		STAT_INC(c, memlock_refusals);
+		call_send_error(k, RPCRDMA_ERR_CHUNK);
 	} else if (rc == -EBADMSG) {
 		/*
 		 * RFC 8166 section 4.5.2: a valid header whose chunks do not

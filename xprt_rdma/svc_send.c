@@ -279,6 +279,8 @@ bool_t conn_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 	rc = call_send_reply(k, grant, &plan, items, nitems);
 	if (rc == 0 || c->dead || k->state == CALL_FREE)
 		goto out;
+	if (rc == -EDQUOT) /* its Writes' source: the locked-memory limit */
+		STAT_INC(c, memlock_refusals);
 out_err_chunk:
 	/*
 	 * RFC 8166 section 4.5.3: the reply fits nowhere (reply chunk

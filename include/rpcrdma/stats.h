@@ -93,6 +93,13 @@ struct rpcrdma_stats {
 	 * threshold (or that would not encode), answered SYSTEM_ERR
 	 * instead. */
 	uint64_t bc_replies_too_big;
+	/* Registrations that would have passed the process's locked-memory
+	 * limit (RLIMIT_MEMLOCK). Client: calls that waited for another
+	 * call's pinned memory (memlock_waits) and calls failed for it
+	 * (memlock_refusals: RPC_SYSTEMERROR, ENOMEM, clnt_sperror names
+	 * the limit). Server: calls whose chunks it could not register,
+	 * answered RDMA_ERROR ERR_CHUNK, the connection kept. */
+	uint64_t memlock_waits, memlock_refusals;
 };
 
 /* Process-wide totals since start (all connections, both sides). */

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* What the process may pin (engine/pin.c) and the default max_msg that
+ * follows from it (xprt_rdma/opts.c): each test runs in a child of its
+ * own (check's fork mode), which drops CAP_IPC_LOCK, as an ordinary user
+ * has none, and sets RLIMIT_MEMLOCK. */
+#include <check.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <linux/capability.h>
+
+#include "../../xprt_rdma/xprt.h"
+
+#define KIB 1024u
+#define MIB (1024u * 1024u)
+
+static void drop_ipc_lock(void)
+{
+	struct __user_cap_header_struct h = {
+	    .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+
+	ck_assert_int_eq(syscall(SYS_capget, &h, d), 0);
+	d[CAP_IPC_LOCK / 32].effective &= ~(1u << (CAP_IPC_LOCK % 32));
+	ck_assert_int_eq(syscall(SYS_capset, &h, d), 0);
+}
+
+/* Sets the limit (soft and hard: lowering needs no privilege, raising
+ * needs CAP_SYS_RESOURCE, which a container may lack); false when the
+ * hard limit is below v and cannot be raised. */
+static bool set_memlock(rlim_t v)
+{
+	struct rlimit rl;
+
+	ck_assert_int_eq(getrlimit(RLIMIT_MEMLOCK, &rl), 0);
+	rl.rlim_cur = v;
+	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < v)
+		rl.rlim_max = v;
+	return setrlimit(RLIMIT_MEMLOCK, &rl) == 0;
+}
+
+static uint32_t default_max_msg(void)
+{
+	struct rpcrdma_opts o;
+
+	rpcrdma_opts_default(&o);
+	return o.max_msg;
+}
+
+/* Debian's default for a user: 8 MiB locked. max_msg 1 MiB, an eighth. */
+START_TEST(test_debian_user)
+{
+	drop_ipc_lock();
+	ck_assert(set_memlock(8 * MIB));
+	ck_assert_uint_eq(rpcrdma_pin_limit(), 8 * MIB);
+	ck_assert_uint_eq(default_max_msg(), 1 * MIB);
+}
+END_TEST
+
+/* Powers of two within an eighth, 64 KiB at least, the usual default at
+ * most. Largest first: a limit once lowered may not go back up. */
+START_TEST(test_scaling)
+{
+	static const struct {
+		rlim_t lim;
+		uint32_t max_msg;
+	} t[] = {
+	    {128 * MIB + 1, 16 * MIB + 64 * KIB},
+	    {64 * MIB, 8 * MIB},
+	    {12 * MIB, 1 * MIB},
+	    {8 * MIB - 1, 512 * KIB},
+	    {64 * KIB, 64 * KIB},
+	    {0, 64 * KIB},
+	};
+
+	drop_ipc_lock();
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		if (!set_memlock(t[i].lim))
+			continue; /* above a hard limit we cannot raise */
+		ck_assert_uint_eq(rpcrdma_pin_limit(), t[i].lim);
+		ck_assert_uint_eq(default_max_msg(), t[i].max_msg);
+	}
+}
+END_TEST
+
+/* With CAP_IPC_LOCK (root) the limit does not apply: the usual default. */
+START_TEST(test_capability)
+{
+	if (geteuid() != 0)
+		return; /* no capability to hold */
+	ck_assert(set_memlock(8 * MIB));
+	ck_assert_uint_eq(rpcrdma_pin_limit(), SIZE_MAX);
+	ck_assert_uint_eq(default_max_msg(), 16 * MIB + 64 * KIB);
+}
+END_TEST
+
+/* RPCRDMA_MAX_MSG still overrides the default (it is the knob the error
+ * text names). */
+START_TEST(test_env_overrides)
+{
+	struct rpcrdma_opts o;
+
+	drop_ipc_lock();
+	ck_assert(set_memlock(8 * MIB));
+	setenv("RPCRDMA_MAX_MSG", "4194304", 1);
+	rpcrdma_opts_from_env(&o);
+	ck_assert_uint_eq(o.max_msg, 4 * MIB);
+	unsetenv("RPCRDMA_MAX_MSG");
+	rpcrdma_opts_from_env(&o);
+	ck_assert_uint_eq(o.max_msg, 1 * MIB);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("memlock");
+	TCase *tc = tcase_create("core");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, test_debian_user);
+	tcase_add_test(tc, test_scaling);
+	tcase_add_test(tc, test_capability);
+	tcase_add_test(tc, test_env_overrides);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
