@@ -157,6 +157,16 @@ int rpcrdma_opts_to_ep(const struct rpcrdma_opts *o, struct rpcrdma_ep_opts *eo)
 
 void xprt_createerr(enum clnt_stat st, int err)
 {
+	int eno = err < 0 ? -err : err;
+
 	rpc_createerr.cf_stat = st;
-	rpc_createerr.cf_error.re_errno = err < 0 ? -err : err;
+	rpc_createerr.cf_error.re_errno = eno;
+	/* clnt_spcreateerror prints RPC_PMAPFAILURE with the status of the
+	 * rpcbind call (cf_error.re_status): left at 0 it read "Port mapper
+	 * failure - Success" for a host that could not be reached. */
+	if (st == RPC_PMAPFAILURE)
+		rpc_createerr.cf_error.re_status =
+		    eno == ETIMEDOUT ? RPC_TIMEDOUT
+		    : eno == EIO     ? RPC_CANTRECV
+				     : RPC_CANTSEND;
 }
