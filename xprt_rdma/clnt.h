@@ -87,6 +87,8 @@ struct ct_slot {
 	uint32_t reply_len; /* RPC reply bytes in reply_buf */
 	uint32_t reply_chunk; /* bytes offered in the reply chunk */
 	uint32_t reply_hint;  /* largest reply of its procedure, 0: unknown */
+	uint32_t call_len;    /* the RPC call's bytes, as sent */
+	bool call_chunked;    /* sent in read chunks or as a Long Call */
 	uint32_t ddp_items, ddp_max; /* write chunks to offer */
 	uint32_t reply_area;  /* reply_buf[0, reply_area): inline or reply
 			       * chunk; write chunks behind it */
@@ -116,7 +118,9 @@ struct ct_slot {
 	uint64_t sent_us;     /* when its call was posted (CLOCK_MONOTONIC) */
 };
 
-/* The limit a failed call ran into, for clnt_sperror (netid.c). */
+/* The limit a failed call ran into, for clnt_sperror (netid.c): what
+ * the call sent and offered, so that the text states the limit met and
+ * on which side (errtext.c). */
 enum ct_limit_kind {
 	CT_LIM_NONE,
 	CT_LIM_CALL,		/* call larger than RPCRDMA_CALL_MAX */
@@ -127,8 +131,16 @@ enum ct_limit_kind {
 };
 struct ct_limit {
 	enum ct_limit_kind kind;
-	uint32_t bytes;		/* max_msg, or the reply room offered */
+	uint32_t bytes;		/* RPCRDMA_CALL_MAX, the reply room offered
+				 * (0: inline only), or the memlock limit */
+	uint32_t hint;		/* the procedure's reply bound, 0: none */
+	uint32_t call;		/* the call's RPC message, bytes */
+	bool call_chunked;	/* it went in read chunks or as a Long Call */
+	uint32_t inline_recv;	/* the reply's inline room (our receive) */
+	uint32_t max_msg;	/* this client's */
 };
+/* The text for l (errtext.c): its length, 0 when there is none. */
+int ct_limit_text(const struct ct_limit *l, char *buf, size_t len);
 
 /* One procedure's hints (0: none of that kind). */
 struct ct_hint {

@@ -171,11 +171,15 @@ static int ct_call_send(struct ct_call *c)
 	struct rpcrdma_ep *ep = c->ep;
 	struct ct_slot *s = c->s;
 	struct ct *ct = c->ct;
+	size_t len;
 	int rc;
 
 	rc = ct_plan_call(ct, ep, s, mm);
 	if (rc)
 		return ct_call_failed(c, CT_FAIL_ENCODE, rc);
+	s->call_chunked = mm->plan.kind != RPCRDMA_CALL_INLINE;
+	(void)rpcrdma_xdrgrow_buf(&s->xdr, &len); /* before any gather */
+	s->call_len = (uint32_t)len;
 	rc = ct_expose_items(ct, ep, s, mm);
 	if (rc)
 		return ct_call_failed(c, CT_FAIL_MEMORY, rc);
@@ -250,6 +254,21 @@ static int ct_call_wait(struct ct_call *c)
 	return 0;
 }
 
+/* What s's call sent and offered, for the text of the limit it met. */
+static void ct_limit_offer(struct ct *ct, const struct ct_slot *s,
+			   struct ct_limit *lim, enum ct_limit_kind kind)
+{
+	lim->kind = kind;
+	/* Write chunks sit behind the reply area: wbase is the room for
+	 * the rest of the reply. */
+	lim->bytes = s->nwrites ? s->wbase : s->reply_chunk;
+	lim->hint = s->reply_hint;
+	lim->call = s->call_len;
+	lim->call_chunked = s->call_chunked;
+	lim->inline_recv = ct->opts.inline_recv;
+	lim->max_msg = ct->opts.max_msg;
+}
+
 /* Finish: the slot's outcome, then the reply decoded. */
 static int ct_call_finish(struct ct_call *c)
 {
@@ -264,13 +283,13 @@ static int ct_call_finish(struct ct_call *c)
 		/* RDMA_ERROR: its code kept past the slot's release. */
 		rc = -EPROTO;
 		c->rdma_err = s->rdma_err;
-		lim->kind = s->rdma_err == RPCRDMA_ERR_VERS ? CT_LIM_ERR_VERS
-							    : CT_LIM_ERR_CHUNK;
-		lim->bytes = s->nwrites ? s->wbase : s->reply_chunk;
+		ct_limit_offer(c->ct, s, lim,
+			       s->rdma_err == RPCRDMA_ERR_VERS
+				   ? CT_LIM_ERR_VERS
+				   : CT_LIM_ERR_CHUNK);
 	} else if (s->err) {
 		rc = s->err;
-		lim->kind = CT_LIM_REPLY;
-		lim->bytes = s->nwrites ? s->wbase : s->reply_chunk;
+		ct_limit_offer(c->ct, s, lim, CT_LIM_REPLY);
 	}
 	slot_dereg(s);
 	if (rc)

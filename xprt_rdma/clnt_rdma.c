@@ -88,7 +88,6 @@ int rpcrdma_clnt_errtext(CLIENT *cl, char *buf, size_t len)
 {
 	struct ct_limit lim;
 	struct ct *ct;
-	int n = 0;
 
 	if (!cl || cl->cl_ops != &clnt_rdma_ops || !len)
 		return 0;
@@ -96,42 +95,7 @@ int rpcrdma_clnt_errtext(CLIENT *cl, char *buf, size_t len)
 	pthread_mutex_lock(&ct->lock);
 	lim = ct->limit;
 	pthread_mutex_unlock(&ct->lock);
-	switch (lim.kind) {
-	case CT_LIM_NONE:
-		buf[0] = 0;
-		break;
-	case CT_LIM_CALL:
-		n = snprintf(buf, len, "the call is larger than "
-			     "RPCRDMA_CALL_MAX (%u bytes)", lim.bytes);
-		break;
-	case CT_LIM_ERR_CHUNK:
-		n = snprintf(buf, len, "RDMA_ERROR ERR_CHUNK: the server "
-			     "refused the call's chunks: a call over its "
-			     "largest message (its RPCRDMA_MAX_MSG), or a "
-			     "reply larger than the %u bytes this call "
-			     "offered (raise CLSET_RDMA_PROC_REPLY or "
-			     "CLSET_RDMA_REPLY_MAX, at most the client's "
-			     "RPCRDMA_MAX_MSG)", lim.bytes);
-		break;
-	case CT_LIM_ERR_VERS:
-		n = snprintf(buf, len, "RDMA_ERROR ERR_VERS: the server "
-			     "does not speak RPC-over-RDMA version 1");
-		break;
-	case CT_LIM_REPLY:
-		n = snprintf(buf, len, "the reply did not fit the %u bytes "
-			     "and chunks the call offered (CLSET_RDMA_PROC_"
-			     "REPLY, CLSET_RDMA_PROC_DDP)", lim.bytes);
-		break;
-	case CT_LIM_MEMLOCK:
-		n = snprintf(buf, len, "the client's locked-memory limit "
-			     "(RLIMIT_MEMLOCK, %u KiB: ulimit -l, systemd "
-			     "LimitMEMLOCK=) cannot hold what this call "
-			     "registers; raise it, or lower RPCRDMA_MAX_MSG, "
-			     "or give the procedure a reply size hint "
-			     "(CLSET_RDMA_PROC_REPLY)", lim.bytes / 1024);
-		break;
-	}
-	return n < 0 ? 0 : n;
+	return ct_limit_text(&lim, buf, len);
 }
 
 static void clnt_rdma_geterr(CLIENT *cl, struct rpc_err *errp)

@@ -433,8 +433,8 @@ SVCXPRT *svc_tp_create(dispatch_fn dispatch, rpcprog_t prog, rpcvers_t vers,
  */
 char *clnt_sperror(CLIENT *cl, const char *s)
 {
-	static _Thread_local char buf[1024];
-	char extra[512];
+	static _Thread_local char buf[1536];
+	char extra[1024];
 	char *t;
 
 	need_real();
