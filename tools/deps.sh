@@ -1,16 +1,27 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages librpcrdma needs to build and test.
-# Idempotent: installs only what is missing. Needs root (apt-get).
-# With arguments, installs those packages instead (bench/run's extras).
+# Installs the Debian 12 packages librpcrdma needs. Idempotent: installs
+# only what is missing. Needs root (apt-get).
+#   tools/deps.sh          what building and using the library needs
+#                          (compiler, autotools, libtirpc, rdma-core,
+#                          rpcgen, check for make check's unit tests)
+#   tools/deps.sh --lab    that and the test lab: the QEMU guest, the
+#                          kernel's nfsd, perftest, valgrind, tshark...
+#                          (tools/test.sh, tools/demo.sh, bench/run)
+#   tools/deps.sh PKG...   those packages (bench/run's extras)
 set -euo pipefail
 
-pkgs=(build-essential autoconf automake libtool pkg-config
-      libtirpc-dev libibverbs-dev librdmacm-dev ibverbs-providers rdma-core
-      check rpcbind rpcsvc-proto valgrind nfs-kernel-server
-      qemu-system-x86 busybox-static cpio kmod iproute2
-      ibverbs-utils rdmacm-utils perftest man-db groff-base
-      tshark tcpdump)
-[ $# -eq 0 ] || pkgs=("$@")
+build=(build-essential autoconf automake libtool pkg-config
+       libtirpc-dev libibverbs-dev librdmacm-dev ibverbs-providers
+       rdma-core check rpcsvc-proto)
+lab=(rpcbind valgrind nfs-kernel-server
+     qemu-system-x86 busybox-static cpio kmod iproute2
+     ibverbs-utils rdmacm-utils perftest man-db groff-base
+     tshark tcpdump)
+case "${1:-}" in
+'') pkgs=("${build[@]}") ;;
+--lab) pkgs=("${build[@]}" "${lab[@]}") ;;
+*) pkgs=("$@") ;;
+esac
 
 missing=()
 for p in "${pkgs[@]}"; do

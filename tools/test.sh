@@ -97,7 +97,7 @@ run_check() {
 }
 
 step "dependencies"
-"$top/tools/deps.sh"
+"$top/tools/deps.sh" --lab
 
 step "autoreconf"
 autoreconf -fi >/dev/null 2>&1 || autoreconf -fi
@@ -123,7 +123,8 @@ FUZZ_OUT=$top/build-fuzz "$top/tests/fuzz/run.sh" "${RPCRDMA_FUZZ_SECONDS:-60}"
 # by entry point in the tests) on the real verbs paths, with 6.1's rxe
 # (no memory windows: the registration path) and 6.1's nfsd as the peer,
 # and then the other suites that meet 6.1's kernel (its NFS client, its
-# backchannel, its rxe under faults, IPv6); on software iWARP (siw, 6.12)
+# backchannel, its rxe under faults, the locked-memory limit on the
+# registration path, IPv6); on software iWARP (siw, 6.12)
 # the suites whose verbs differ there (no windows, no Send With
 # Invalidate, iWARP's connection setup) and both NFS peers.
 # 71-cleanup's VmRSS bounds do not hold under ASan. 46-limits runs on
@@ -139,7 +140,7 @@ export RPCRDMA_VM_TIMEOUT=${RPCRDMA_VM_TIMEOUT:-2400}
 export RPCRDMA_VM_ASAN_BUILD=$top/build-san
 export RPCRDMA_VM_BOOTS=${RPCRDMA_VM_BOOTS:-"backports:rxe
  stable:asan:40-clnt,45-svc,47-pool,50-engine,65-nfsd,70-faults
- stable:rxe:10-devcaps,20-cm_rw,30-perftest,48-bidir,66-nfs3d,68-nfs41cb,72-qpfault,85-rdma6
+ stable:rxe:10-devcaps,20-cm_rw,30-perftest,48-bidir,66-nfs3d,68-nfs41cb,72-qpfault,73-memlock,85-rdma6
  backports:siw:10-devcaps,20-cm_rw,40-clnt,45-svc,48-bidir,50-engine,65-nfsd,66-nfs3d,68-nfs41cb,90-devremove"}
 run_check build-ci --enable-werror
 
