@@ -17,6 +17,10 @@ b=$(pwd)
 command -v pkg-config >/dev/null || { echo "check_pkgconfig: no pkg-config: skipped"; exit 77; }
 pkg-config --exists libtirpc || { echo "check_pkgconfig: no libtirpc.pc: skipped"; exit 77; }
 cc=${CC:-cc}
+# A sanitizer build's library needs its runtime first in the program.
+if readelf -d .libs/librpcrdma.so | grep -q 'NEEDED.*libasan'; then
+	cc="$cc -fsanitize=address,undefined"
+fi
 tmp=$(mktemp -d) || exit 99
 trap 'rm -rf "$tmp"' EXIT
 

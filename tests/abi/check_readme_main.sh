@@ -11,6 +11,10 @@ b=$(pwd)
 [ -f bench/rb.h ] && [ -f bench/rb_svc.c ] || { echo "check_readme_main: bench/rb.h not generated: skipped"; exit 77; }
 command -v pkg-config >/dev/null || { echo "check_readme_main: no pkg-config: skipped"; exit 77; }
 cc=${CC:-cc}
+# A sanitizer build's library needs its runtime first in the program.
+if readelf -d .libs/librpcrdma.so | grep -q 'NEEDED.*libasan'; then
+	cc="$cc -fsanitize=address,undefined"
+fi
 tmp=$(mktemp -d) || exit 99
 trap 'rm -rf "$tmp"' EXIT
 
