@@ -59,6 +59,43 @@ static int wc_err(enum ibv_wc_status st)
 	}
 }
 
+/*
+ * A completion in error takes the connection down. Unless it is a flush
+ * (the QP was in error already) or the connection was down before, it
+ * is the first sign and says why (rpcrdma_ep_why): the status is all a
+ * failed completion tells reliably (its opcode is not valid).
+ */
+static void ep_down_wc(struct rpcrdma_ep *ep, enum ibv_wc_status st,
+		       bool recv)
+{
+	enum rpcrdma_close_why why = RPCRDMA_CLOSE_INTERNAL;
+
+	if (st != IBV_WC_WR_FLUSH_ERR && ep->why == RPCRDMA_CLOSE_NONE &&
+	    __atomic_load_n(&ep->connected, __ATOMIC_ACQUIRE)) {
+		switch (st) {
+		case IBV_WC_LOC_LEN_ERR:
+			/* A receive too small: the peer sent more than the
+			 * inline threshold agreed (RFC 8797). */
+			if (recv)
+				why = RPCRDMA_CLOSE_PROTOCOL;
+			break;
+		case IBV_WC_REM_ACCESS_ERR:
+		case IBV_WC_REM_INV_REQ_ERR:
+		case IBV_WC_REM_OP_ERR:
+			why = RPCRDMA_CLOSE_CHUNKS;
+			break;
+		case IBV_WC_RETRY_EXC_ERR:
+		case IBV_WC_RNR_RETRY_EXC_ERR:
+			why = RPCRDMA_CLOSE_UNREACHABLE;
+			break;
+		default:
+			break;
+		}
+		ep->why = why;
+	}
+	ep_mark_down(ep, wc_err(st));
+}
+
 /* Retires send buffers whose Send has completed. Lock held. */
 static void tx_reclaim(struct rpcrdma_ep *ep)
 {
@@ -86,7 +123,7 @@ static int ep_wc(struct rpcrdma_ep *ep, const struct ibv_wc *wc)
 		__atomic_sub_fetch(&ep->rx_posted, 1, __ATOMIC_RELAXED);
 		if (wc->status != IBV_WC_SUCCESS) {
 			/* Flushed: the connection is gone. */
-			ep_mark_down(ep, wc_err(wc->status));
+			ep_down_wc(ep, wc->status, true);
 			return 0;
 		}
 		if (wc->opcode != IBV_WC_RECV) {
@@ -94,6 +131,8 @@ static int ep_wc(struct rpcrdma_ep *ep, const struct ibv_wc *wc)
 			 * RPC-over-RDMA sends one, and its buffer holds no
 			 * message. The peer is broken: the connection ends. */
 			RPCRDMA_STAT_ADD(ep, bad_headers, 1);
+			if (ep->why == RPCRDMA_CLOSE_NONE)
+				ep->why = RPCRDMA_CLOSE_PROTOCOL;
 			ep_mark_down(ep, -EPROTO);
 			return 0;
 		}
@@ -112,7 +151,7 @@ static int ep_wc(struct rpcrdma_ep *ep, const struct ibv_wc *wc)
 		return 1;
 	}
 	if (wc->status != IBV_WC_SUCCESS) {
-		ep_mark_down(ep, wc_err(wc->status));
+		ep_down_wc(ep, wc->status, false);
 		return 0;
 	}
 	/* Reads complete in order among themselves (the responder answers
@@ -204,6 +243,8 @@ void rpcrdma_ep_check_stall(struct rpcrdma_ep *ep)
 	/* Closed as our own fatal error: the QP stops touching the
 	 * transfers' memory, they fail, the peer is told. */
 	RPCRDMA_STAT_ADD(ep, transfer_stalls, 1);
+	if (ep->why == RPCRDMA_CLOSE_NONE)
+		ep->why = RPCRDMA_CLOSE_STALL;
 	ep_qp_to_error(ep->qp);
 	ep_mark_down(ep, -ETIMEDOUT);
 	ep_disconnect(ep);
@@ -365,14 +406,74 @@ bool rpcrdma_ep_can_read(const struct rpcrdma_ep *ep)
 	return ep->initiator_depth > 0;
 }
 
-void rpcrdma_ep_close(struct rpcrdma_ep *ep, int err)
+void rpcrdma_ep_close_why(struct rpcrdma_ep *ep, int err,
+			  enum rpcrdma_close_why why)
 {
 	if (!ep || !ep->qp)
 		return;
+	pthread_mutex_lock(&ep->lock);
+	if (ep->why == RPCRDMA_CLOSE_NONE &&
+	    __atomic_load_n(&ep->connected, __ATOMIC_ACQUIRE))
+		ep->why = why;
+	pthread_mutex_unlock(&ep->lock);
 	ep_disconnect(ep);
 	pthread_mutex_lock(&ep->lock);
 	ep_mark_down(ep, err < 0 ? err : -ENOTCONN);
 	pthread_mutex_unlock(&ep->lock);
+}
+
+void rpcrdma_ep_close(struct rpcrdma_ep *ep, int err)
+{
+	rpcrdma_ep_close_why(ep, err, RPCRDMA_CLOSE_LOCAL);
+}
+
+enum rpcrdma_close_why rpcrdma_ep_why(const struct rpcrdma_ep *ep)
+{
+	return ep ? ep->why : RPCRDMA_CLOSE_NONE;
+}
+
+const char *rpcrdma_close_why_str(enum rpcrdma_close_why why)
+{
+	switch (why) {
+	case RPCRDMA_CLOSE_NONE:
+		return "";
+	case RPCRDMA_CLOSE_LOCAL:
+		return "closed by this side";
+	case RPCRDMA_CLOSE_CREDITS:
+		return "the client sent more calls than its credit grant "
+		       "(credit_overruns)";
+	case RPCRDMA_CLOSE_SEND:
+		return "a reply or RDMA_ERROR could not be sent "
+		       "(send_failures)";
+	case RPCRDMA_CLOSE_CHUNKS:
+		return "an RDMA Read or Write of the client's chunks failed: "
+		       "a bad rkey, or memory it no longer exposes "
+		       "(closes_chunk_failed)";
+	case RPCRDMA_CLOSE_STALL:
+		return "its RDMA Reads, Writes or Sends completed nothing for "
+		       "RPCRDMA_STALL_MS (transfer_stalls)";
+	case RPCRDMA_CLOSE_BC:
+		return "every backward credit was held by callbacks that "
+		       "timed out (bc_abandoned_closes)";
+	case RPCRDMA_CLOSE_PERMISSION:
+		return "the kernel refused a verbs command of a thread whose "
+		       "credentials changed (permission_errors)";
+	case RPCRDMA_CLOSE_DEREG:
+		return "a registration could not be dropped "
+		       "(dereg_failures)";
+	case RPCRDMA_CLOSE_PROTOCOL:
+		return "the client broke the protocol: a message larger than "
+		       "the agreed inline threshold, or an RDMA Write With "
+		       "Immediate (closes_protocol)";
+	case RPCRDMA_CLOSE_UNREACHABLE:
+		return "the client stopped answering: the transport's "
+		       "retries ran out (closes_unreachable)";
+	case RPCRDMA_CLOSE_INTERNAL:
+		return "a resource of the server failed: memory, a receive "
+		       "that could not be reposted, or a local work request "
+		       "error (closes_internal)";
+	}
+	return "?";
 }
 
 void rpcrdma_ep_kick(struct rpcrdma_ep *ep)

@@ -132,6 +132,35 @@ uint32_t rpcrdma_ep_rx_queued_count(struct rpcrdma_ep *ep,
  * fatal error of ours, err saying why; the endpoint stays valid until
  * rpcrdma_ep_destroy and poll returns -ENOTCONN from now on. */
 void rpcrdma_ep_close(struct rpcrdma_ep *ep, int err);
+
+/* Why our side closed a connection that was up (the first reason given
+ * wins; none when the peer or its device ended it first). */
+enum rpcrdma_close_why {
+	RPCRDMA_CLOSE_NONE = 0,	/* up, or ended by the peer */
+	RPCRDMA_CLOSE_LOCAL,	/* ours, no reason given (a client's reset) */
+	RPCRDMA_CLOSE_CREDITS,	/* the peer sent more calls than granted */
+	RPCRDMA_CLOSE_SEND,	/* a reply or RDMA_ERROR could not be sent */
+	RPCRDMA_CLOSE_CHUNKS,	/* an RDMA Read or Write of the peer's
+				 * chunks failed */
+	RPCRDMA_CLOSE_STALL,	/* transfers made no progress for stall_ms */
+	RPCRDMA_CLOSE_BC,	/* every backward credit held by lost calls */
+	RPCRDMA_CLOSE_PERMISSION, /* the kernel refused a thread whose
+				   * credentials changed */
+	RPCRDMA_CLOSE_DEREG,	/* a registration would not go */
+	RPCRDMA_CLOSE_PROTOCOL,	/* the peer broke the protocol (a message
+				 * over the inline threshold...) */
+	RPCRDMA_CLOSE_UNREACHABLE, /* the peer stopped answering (the
+				    * transport's retries ran out) */
+	RPCRDMA_CLOSE_INTERNAL,	/* a resource of ours (memory, a receive
+				 * that could not be reposted) */
+};
+/* rpcrdma_ep_close with its reason; a close that finds the connection
+ * already down keeps the first reason (none if the peer's). */
+void rpcrdma_ep_close_why(struct rpcrdma_ep *ep, int err,
+			  enum rpcrdma_close_why why);
+enum rpcrdma_close_why rpcrdma_ep_why(const struct rpcrdma_ep *ep);
+/* A reason in words, "" for none. */
+const char *rpcrdma_close_why_str(enum rpcrdma_close_why why);
 /* This connection's counters; the engine keeps the process totals too. */
 struct rpcrdma_stats *rpcrdma_ep_stats(struct rpcrdma_ep *ep);
 

@@ -89,6 +89,7 @@ struct rpcrdma_ep {
 	 * rpcrdma_ep_look saw them, for the next unkick and stall check. */
 	int8_t kick_seen, stall_seen;
 	int down_err;			/* why it went down: -ENOTCONN, -EIO.. */
+	enum rpcrdma_close_why why;	/* our reason, if we closed it first */
 	int mr_count;			/* live rpcrdma_mr (for leak checks) */
 
 	/* Receives: nrx buffers of rx_size, registered once. */

@@ -330,7 +330,7 @@ uint32_t rpcrdma_mr_rkey(const struct rpcrdma_mr *mr)
 void rpcrdma_ep_dereg_failed(struct rpcrdma_ep *ep)
 {
 	RPCRDMA_STAT_ADD(ep, dereg_failures, 1);
-	rpcrdma_ep_close(ep, -EIO);
+	rpcrdma_ep_close_why(ep, -EIO, RPCRDMA_CLOSE_DEREG);
 }
 
 void rpcrdma_mr_dereg(struct rpcrdma_mr *mr)

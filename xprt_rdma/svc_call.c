@@ -74,19 +74,23 @@ void call_put(struct svc_call *k)
 }
 
 /* Our fatal error on this connection: close it (RFC 8166 section 4.5:
- * the requester must not wait for a reply that will never come). */
-void conn_fail(struct svc_conn *c, int err)
+ * the requester must not wait for a reply that will never come), saying
+ * why (counted and logged when the connection goes, svc_rdma.c). */
+void conn_fail(struct svc_conn *c, enum rpcrdma_close_why why, int err)
 {
 	if (c->dead)
 		return;
 	c->dead = true;
+	if (err == -EACCES || err == -EPERM)
+		why = RPCRDMA_CLOSE_PERMISSION;
 	/* A pool worker poisoned by its dispatch (svc.h) cannot disconnect;
 	 * the next clean one does (conn_close_pending). */
 	if (pool_thread_dirty()) {
 		c->close_err = err < 0 ? err : -ENOTCONN;
+		c->close_why = why;
 		return;
 	}
-	rpcrdma_ep_close(c->ep, err);
+	rpcrdma_ep_close_why(c->ep, err, why);
 }
 
 void conn_close_pending(struct svc_conn *c)
@@ -97,12 +101,12 @@ void conn_close_pending(struct svc_conn *c)
 	 * (bc_abandoned): a load, no lock, per round. */
 	if (!c->dead &&
 	    __atomic_load_n(&c->bc->close_wanted, __ATOMIC_ACQUIRE)) {
-		conn_fail(c, -ETIMEDOUT);
+		conn_fail(c, RPCRDMA_CLOSE_BC, -ETIMEDOUT);
 		return;
 	}
 	if (err) {
 		c->close_err = 0;
-		rpcrdma_ep_close(c->ep, err);
+		rpcrdma_ep_close_why(c->ep, err, c->close_why);
 	}
 }
 

@@ -121,6 +121,7 @@ struct svc_conn {
 	struct sockaddr_storage laddr, raddr;
 	bool dead;
 	int close_err;			/* close left to a clean thread */
+	enum rpcrdma_close_why close_why; /* and its reason */
 	uint32_t grant_max;		/* largest grant sent so far */
 	uint32_t rounds;		/* xp_recv rounds in a row */
 
@@ -178,7 +179,7 @@ struct cbc {
 void call_free_buffers(struct svc_call *k);
 struct svc_call *call_get(struct svc_conn *c);
 void call_put(struct svc_call *k);
-void conn_fail(struct svc_conn *c, int err);
+void conn_fail(struct svc_conn *c, enum rpcrdma_close_why why, int err);
 void conn_close_pending(struct svc_conn *c);
 void conn_count_error_recv(struct svc_conn *c,
 			   const struct rpcrdma_msg *h);

@@ -236,7 +236,7 @@ static void call_take(struct svc_call *k)
 		k->msg_len = k->rx.len - k->hlen;
 		ready_push(c, k);
 	} else if (rc) {
-		conn_fail(c, rc);
+		conn_fail(c, RPCRDMA_CLOSE_INTERNAL, rc);
 		call_put(k);
 	}
 }
@@ -253,7 +253,7 @@ static void conn_reap_xfers(struct svc_conn *c)
 		if (x->status) {
 			/* The connection is gone or the peer's segments
 			 * failed us (bad rkey): nothing on it completes. */
-			conn_fail(c, x->status);
+			conn_fail(c, RPCRDMA_CLOSE_CHUNKS, x->status);
 			call_put(k);
 			continue;
 		}
@@ -326,7 +326,7 @@ static bool conn_take_msg(struct svc_conn *c, struct rpcrdma_rx *rx)
 		    bound) {
 		STAT_INC(c, credit_overruns);
 		rpcrdma_ep_rx_done(c->ep, rx);
-		conn_fail(c, -EPROTO);
+		conn_fail(c, RPCRDMA_CLOSE_CREDITS, -EPROTO);
 		return false;
 	}
 	k = call_get(c);

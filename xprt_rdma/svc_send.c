@@ -26,7 +26,7 @@ static void conn_send_failed(struct svc_conn *c, int err)
 {
 	if (err != -ENOTCONN && !c->dead)
 		STAT_INC(c, send_failures);
-	conn_fail(c, err);
+	conn_fail(c, RPCRDMA_CLOSE_SEND, err);
 }
 
 /* RFC 8166 section 3.3.1: min(requested, our maximum), never beyond the
@@ -64,7 +64,7 @@ static int call_send(struct svc_call *k, const struct rpcrdma_msg *m,
 		/* Cannot happen with hbuf's size and the planner's extents:
 		 * never leave k behind. */
 		rc = rc ? rc : -EINVAL;
-		conn_fail(c, rc);
+		conn_fail(c, RPCRDMA_CLOSE_INTERNAL, rc);
 		call_put(k);
 		return rc;
 	}

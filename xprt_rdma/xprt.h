@@ -15,6 +15,8 @@ const char *rpcrdma_getenv(const char *name);
 /* The one place the creators report failure: rpc_createerr (err is an
  * errno, either sign). Internal: not exported by librpcrdma.map. */
 void xprt_createerr(enum clnt_stat st, int err);
+/* A line for the operator, through rpcrdma_set_log's hook (log.c). */
+void xprt_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Converts the public options to the engine's; 0 or -EINVAL. */
 /* For a CLIENT of ours whose last call failed against a limit: what the
  * limit was and which knob moves it, into buf (clnt_sperror appends it).

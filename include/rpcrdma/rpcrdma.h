@@ -269,4 +269,15 @@ CLIENT *rpcrdma_svc_callback_create(SVCXPRT *xprt, rpcprog_t prog,
 int rpcrdma_clnt_stats(CLIENT *cl, struct rpcrdma_stats *out);
 int rpcrdma_svc_stats(SVCXPRT *xprt, struct rpcrdma_stats *out);
 
+/*
+ * The library prints nothing. What it has to tell an operator goes to
+ * fn, one line (no newline) per event, from the thread that noticed it:
+ * today, every connection a server closes on its own, with the peer's
+ * address and the reason (each reason also has its counter). The line
+ * is only valid during the call; fn must not call back into the
+ * library. NULL (the default) drops them. Process-wide.
+ */
+typedef void (*rpcrdma_log_fn)(void *arg, const char *line);
+void rpcrdma_set_log(rpcrdma_log_fn fn, void *arg);
+
 #endif /* RPCRDMA_RPCRDMA_H */

@@ -100,6 +100,20 @@ struct rpcrdma_stats {
 	 * the limit). Server: calls whose chunks it could not register,
 	 * answered RDMA_ERROR ERR_CHUNK, the connection kept. */
 	uint64_t memlock_waits, memlock_refusals;
+	/* Server: connections it closed on its own, whatever the reason
+	 * (rpcrdma_set_log tells each with its peer and reason); and the
+	 * reasons not counted above: an RDMA Read or Write of the client's
+	 * chunks failed (a bad rkey, memory no longer exposed), or a
+	 * resource of the server's failed (memory, a receive that could
+	 * not be reposted, a local work request error). The other reasons: credit_overruns,
+	 * send_failures, transfer_stalls, bc_abandoned_closes,
+	 * permission_errors, dereg_failures. */
+	uint64_t server_closes, closes_chunk_failed, closes_internal;
+	/* Server: closes because the client broke the protocol in a way
+	 * the verbs saw (a message over the inline threshold agreed, an
+	 * RDMA Write With Immediate), or stopped answering (the transport's
+	 * retries ran out). */
+	uint64_t closes_protocol, closes_unreachable;
 };
 
 /* Process-wide totals since start (all connections, both sides). */

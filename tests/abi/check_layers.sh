@@ -21,7 +21,7 @@ xprt_rdma/clnt_reply.c
 xprt_rdma/clnt_expose.c
 xprt_rdma/clnt_slot.c
 xprt_rdma/svc_pool.c
-xprt_rdma/tirpc.c,xprt_rdma/errtext.c,xprt_rdma/opts.c,xprt_rdma/rpcb.c,xprt_rdma/xdr_grow.c,xprt_rdma/xdr_ddp.c,xprt_rdma/deadline.c
+xprt_rdma/tirpc.c,xprt_rdma/errtext.c,xprt_rdma/log.c,xprt_rdma/opts.c,xprt_rdma/rpcb.c,xprt_rdma/xdr_grow.c,xprt_rdma/xdr_ddp.c,xprt_rdma/deadline.c
 engine/cm.c
 engine/ep.c
 engine/reg.c,engine/xfer.c

@@ -10,6 +10,7 @@
 #include <check.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <sys/resource.h>
 #include <stdlib.h>
@@ -127,6 +128,37 @@ END_TEST
 
 /* ---- more calls than granted ---- */
 
+/* The operator's log (rpcrdma_set_log): every line the library gave. */
+static pthread_mutex_t log_mu = PTHREAD_MUTEX_INITIALIZER;
+static char log_text[4096];
+
+static void log_keep(void *arg, const char *line)
+{
+	size_t n;
+
+	ck_assert_ptr_eq(arg, log_text);
+	pthread_mutex_lock(&log_mu);
+	n = strlen(log_text);
+	snprintf(log_text + n, sizeof(log_text) - n, "%s\n", line);
+	pthread_mutex_unlock(&log_mu);
+}
+
+/* Waits up to ms for the log to hold s; what it holds then. */
+static bool log_wait(const char *s, int ms)
+{
+	bool found;
+
+	for (;;) {
+		pthread_mutex_lock(&log_mu);
+		found = strstr(log_text, s) != NULL;
+		pthread_mutex_unlock(&log_mu);
+		if (found || ms <= 0)
+			return found;
+		usleep(20000);
+		ms -= 20;
+	}
+}
+
 START_TEST(test_credit_overrun)
 {
 	struct rpcrdma_stats g;
@@ -139,6 +171,8 @@ START_TEST(test_credit_overrun)
 
 	rpcrdma_opts_default(&o);
 	o.credits = 4;
+	log_text[0] = 0;
+	rpcrdma_set_log(log_keep, log_text);
 	srv_start_opts(&s, &o);
 	good = clnt_by_netid(s.port);
 	null_call(good);
@@ -185,6 +219,13 @@ START_TEST(test_credit_overrun)
 	ck_assert_msg(rc == -ENOTCONN, "poll after the overrun: %d", rc);
 	rpcrdma_stats_global(&g);
 	ck_assert_uint_eq(g.credit_overruns, 1);
+	/* Told to the operator once the transport goes, with the peer and
+	 * the reason; counted as a close of the server's own. */
+	ck_assert_msg(log_wait("server closed the connection from 10.99.0.", 5000) &&
+		      log_wait("more calls than its credit grant", 0),
+		      "log: %s", log_text);
+	rpcrdma_stats_global(&g);
+	ck_assert_uint_eq(g.server_closes, 1);
 	/* The well-behaved client is not disturbed. */
 	for (int i = 0; i < 10; i++)
 		null_call(good);
@@ -192,6 +233,10 @@ START_TEST(test_credit_overrun)
 	rpcrdma_ep_destroy(ep);
 	clnt_destroy(good);
 	srv_stop(&s);
+	/* The good client's end is its own: no second line. */
+	ck_assert_msg(!strstr(strstr(log_text, "\n") + 1, "closed"),
+		      "log: %s", log_text);
+	rpcrdma_set_log(NULL, NULL);
 }
 END_TEST
 

@@ -192,6 +192,8 @@ START_TEST(test_reads_stall_deadline)
 	 * peer (TCP retrying for minutes) is not reproduced there. */
 	ck_assert_uint_eq(g.transfer_stalls,
 			  g0.transfer_stalls + (iwarp ? 0 : 1));
+	/* Each close of the server's own counted once, by one reason. */
+	ck_assert_uint_eq(g.server_closes, g0.server_closes + (iwarp ? 0 : 1));
 	/* The deadline and one check interval, with slack for TCG. */
 	ck_assert_msg(took < 4000 + 1000 + 2000, "closed after %.0f ms", took);
 }
@@ -221,6 +223,9 @@ START_TEST(test_read_chunk_revoked)
 	rpcrdma_stats_global(&g);
 	ck_assert_uint_eq(g.transfer_stalls, g0.transfer_stalls);
 	ck_assert_msg(took < limit, "closed after %.0f ms", took);
+	/* Counted by its reason, once, as the server's own close. */
+	ck_assert_uint_eq(g.closes_chunk_failed, g0.closes_chunk_failed + 1);
+	ck_assert_uint_eq(g.server_closes, g0.server_closes + 1);
 }
 END_TEST
 
