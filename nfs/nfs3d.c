@@ -295,6 +295,12 @@ static int serve_rdma(void)
 	return 0;
 }
 
+static void log_line(void *arg, const char *line)
+{
+	(void)arg;
+	fprintf(stderr, "nfs3d: %s\n", line);
+}
+
 int main(int argc, char **argv)
 {
 	static sigset_t sigs;
@@ -405,6 +411,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "nfs3d: no signal thread\n");
 		return 1;
 	}
+	/* What the transport does on its own (a connection it closes, and
+	 * why) goes to stderr, with the server's other messages. */
+	rpcrdma_set_log(log_line, NULL);
 	if (serve_tcp() < 0 || (cfg.rdma && serve_rdma() < 0)) {
 		unregister();
 		return 1;

@@ -402,6 +402,14 @@ static SVCXPRT *tli_listener(struct netconfig *nc, const char *addr,
 	return xprt;
 }
 
+/* The transport prints nothing: what it does on its own (a connection it
+ * closes, and why) comes here (rpcrdma_set_log). */
+static void log_line(void *arg, const char *line)
+{
+	(void)arg;
+	fprintf(stderr, "kv_server: %s\n", line);
+}
+
 int main(int argc, char **argv)
 {
 	const char *netid = "rdma", *addr = NULL, *port = NULL;
@@ -412,6 +420,7 @@ int main(int argc, char **argv)
 	int c;
 
 	kv.st.limit = KV_DEFAULT_LIMIT;
+	rpcrdma_set_log(log_line, NULL);
 	while ((c = getopt(argc, argv, "n:a:p:m:qh")) != -1) {
 		switch (c) {
 		case 'n':
