@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "ep_int.h"
+#include "export.h"
 
 /* Transport retries, as the Linux kernel uses: 6. rxe (like rnr_retry)
  * reads 7 as "retry forever", so 7 would undo ep.c's ACK timeout. */
@@ -46,11 +47,12 @@ static size_t sockaddr_len(const struct sockaddr *sa)
 	}
 }
 
-static void ep_set_established(struct rpcrdma_ep *ep)
+static void ep_set_established(struct rpcrdma_ep *ep, int role)
 {
 	const struct sockaddr *pa = rdma_get_peer_addr(ep->id);
 
 	memcpy(&ep->peer, pa, sockaddr_len(pa));
+	export_conn_label(ep->stats, role, pa);
 	pthread_mutex_lock(&ep->lock);
 	__atomic_store_n(&ep->connected, true, __ATOMIC_RELEASE);
 	ep->was_connected = true;
@@ -276,7 +278,7 @@ int rpcrdma_ep_connect(const struct sockaddr *dst, const struct sockaddr *src,
 		goto out_free;
 
 	ep_negotiate(ep, peer_pd, peer_len);
-	ep_set_established(ep);
+	ep_set_established(ep, RPCRDMA_EXPORT_CLIENT);
 	*out = ep;
 	return 0;
 
@@ -502,7 +504,7 @@ static int listener_established(struct rpcrdma_listener *l,
 		ep_free(ep);
 		return ret;
 	}
-	ep_set_established(ep);
+	ep_set_established(ep, RPCRDMA_EXPORT_SERVER);
 	return 0;
 }
 

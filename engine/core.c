@@ -70,29 +70,34 @@ static void ep_down_wc(struct rpcrdma_ep *ep, enum ibv_wc_status st,
 {
 	enum rpcrdma_close_why why = RPCRDMA_CLOSE_INTERNAL;
 
-	if (st != IBV_WC_WR_FLUSH_ERR && ep->why == RPCRDMA_CLOSE_NONE &&
-	    __atomic_load_n(&ep->connected, __ATOMIC_ACQUIRE)) {
-		switch (st) {
-		case IBV_WC_LOC_LEN_ERR:
-			/* A receive too small: the peer sent more than the
-			 * inline threshold agreed (RFC 8797). */
-			if (recv)
-				why = RPCRDMA_CLOSE_PROTOCOL;
-			break;
-		case IBV_WC_REM_ACCESS_ERR:
-		case IBV_WC_REM_INV_REQ_ERR:
-		case IBV_WC_REM_OP_ERR:
-			why = RPCRDMA_CLOSE_CHUNKS;
-			break;
-		case IBV_WC_RETRY_EXC_ERR:
-		case IBV_WC_RNR_RETRY_EXC_ERR:
-			why = RPCRDMA_CLOSE_UNREACHABLE;
-			break;
-		default:
-			break;
-		}
-		ep->why = why;
+	switch (st) {
+	case IBV_WC_WR_FLUSH_ERR:
+		/* The QP was in error already: not the first sign. */
+		ep_mark_down(ep, wc_err(st));
+		return;
+	case IBV_WC_LOC_LEN_ERR:
+		/* A receive too small: the peer sent more than the inline
+		 * threshold agreed (RFC 8797). */
+		if (recv)
+			why = RPCRDMA_CLOSE_PROTOCOL;
+		break;
+	case IBV_WC_REM_ACCESS_ERR:
+	case IBV_WC_REM_INV_REQ_ERR:
+	case IBV_WC_REM_OP_ERR:
+		why = RPCRDMA_CLOSE_CHUNKS;
+		break;
+	case IBV_WC_RETRY_EXC_ERR:
+	case IBV_WC_RNR_RETRY_EXC_ERR:
+		why = RPCRDMA_CLOSE_UNREACHABLE;
+		break;
+	default:
+		break;
 	}
+	/* Not wc_err's EACCES: a remote access error is not a thread's
+	 * credentials. */
+	if (ep->why == RPCRDMA_CLOSE_NONE &&
+	    __atomic_load_n(&ep->connected, __ATOMIC_ACQUIRE))
+		ep->why = why;
 	ep_mark_down(ep, wc_err(st));
 }
 
@@ -131,9 +136,7 @@ static int ep_wc(struct rpcrdma_ep *ep, const struct ibv_wc *wc)
 			 * RPC-over-RDMA sends one, and its buffer holds no
 			 * message. The peer is broken: the connection ends. */
 			RPCRDMA_STAT_ADD(ep, bad_headers, 1);
-			if (ep->why == RPCRDMA_CLOSE_NONE)
-				ep->why = RPCRDMA_CLOSE_PROTOCOL;
-			ep_mark_down(ep, -EPROTO);
+			ep_down_why(ep, -EPROTO, RPCRDMA_CLOSE_PROTOCOL);
 			return 0;
 		}
 		s->len = wc->byte_len <= ep->rx_size ? wc->byte_len : 0;
@@ -181,7 +184,7 @@ int ep_reap(struct rpcrdma_ep *ep)
 	do {
 		n = ibv_poll_cq(ep->cq, EP_POLL_BATCH, wc);
 		if (n < 0) {
-			ep_mark_down(ep, -EIO);
+			ep_down_why(ep, -EIO, RPCRDMA_CLOSE_INTERNAL);
 			break;
 		}
 		for (i = 0; i < n; i++)
@@ -322,7 +325,7 @@ bool ep_arm(struct rpcrdma_ep *ep)
 		ep_cm_events(ep);
 	ep->comp_seen = ep->cm_seen = -1;
 	if (ibv_req_notify_cq(ep->cq, 0))
-		ep_mark_down(ep, -EIO);
+		ep_down_why(ep, -EIO, RPCRDMA_CLOSE_INTERNAL);
 	return ep_reap(ep) > 0;
 }
 
@@ -533,7 +536,7 @@ void rpcrdma_ep_look(struct rpcrdma_ep *ep)
 
 struct rpcrdma_stats *rpcrdma_ep_stats(struct rpcrdma_ep *ep)
 {
-	return &ep->stats;
+	return ep->stats;
 }
 
 void ep_disconnect(struct rpcrdma_ep *ep)

@@ -94,6 +94,10 @@ struct rpcrdma_ep *ep_alloc(const struct rpcrdma_ep_opts *o)
 	if (!ep)
 		return NULL;
 	ep->opts = *o;
+	stats_export_start();
+	ep->stats = export_conn_take();
+	if (!ep->stats)
+		ep->stats = &ep->own_stats;
 	ep->epfd = -1;
 	ep->kickfd = -1;
 	ep->stallfd = -1;
@@ -118,6 +122,7 @@ struct rpcrdma_ep *ep_alloc(const struct rpcrdma_ep_opts *o)
 	return ep;
 
 out_free:
+	export_conn_put(ep->stats);
 	free(ep);
 	return NULL;
 }
@@ -225,6 +230,7 @@ void ep_free(struct rpcrdma_ep *ep)
 		pthread_mutex_destroy(&ep->lock);
 		pthread_cond_destroy(&ep->tx_cond);
 	}
+	export_conn_put(ep->stats);
 	free(ep);
 }
 

@@ -6,9 +6,9 @@
  *
  * Floors, top to bottom; a file calls only files below it (checked by
  * tools/layers.sh on the objects): cm.c -> ep.c -> reg.c, xfer.c ->
- * send.c, recv.c -> core.c -> stats.c, pin.c. The one call upwards goes
- * through a function pointer, ep->sq_progress (xfer.c's, called by
- * ep_reap).
+ * send.c, recv.c -> core.c -> stats.c, pin.c -> export.c. The one call
+ * upwards goes through a function pointer, ep->sq_progress (xfer.c's,
+ * called by ep_reap).
  *
  * Event design. Each endpoint owns two event sources: its completion
  * channel (one CQ for sends, receives, RDMA Read and Write) and its own
@@ -67,7 +67,8 @@ struct rpcrdma_ep {
 	struct rpcrdma_pvtdata local_pd;
 	struct rpcrdma_inline inl;
 	struct sockaddr_storage peer;
-	struct rpcrdma_stats stats;
+	struct rpcrdma_stats *stats;	/* own_stats, or its exported slot */
+	struct rpcrdma_stats own_stats;
 	uint8_t initiator_depth;	/* RDMA Reads we may have in flight */
 	uint8_t responder_resources;
 	uint32_t max_msg_sz;		/* largest single RDMA operation */
@@ -154,6 +155,19 @@ struct rpcrdma_mr {
 	struct ibv_mr *mr;
 	struct rpcrdma_ep *ep;
 };
+
+/* stats.c: the process totals move to the exported file (export.c) at
+ * the first endpoint. */
+EP_HIDDEN void stats_export_start(void);
+/* export.c: the file rpcrdma-stat reads (export.h). export_open: the
+ * totals' place in it, or NULL (not exported); a connection's slot, taken
+ * at allocation (NULL: none, count privately), labelled once up, given
+ * back when freed. */
+EP_HIDDEN uint64_t *export_open(void);
+EP_HIDDEN struct rpcrdma_stats *export_conn_take(void);
+EP_HIDDEN void export_conn_label(struct rpcrdma_stats *s, int role,
+				 const struct sockaddr *peer);
+EP_HIDDEN void export_conn_put(struct rpcrdma_stats *s);
 
 /* pin.c: ibv_reg_mr and ibv_dereg_mr, the pages counted against the
  * process's RLIMIT_MEMLOCK. ep_mr_reg: NULL with *err -EDQUOT (the limit)
@@ -280,6 +294,20 @@ static inline void ep_mark_down(struct rpcrdma_ep *ep, int err)
 		ep->down_err = err;
 		RPCRDMA_STAT_ADD(ep, disconnects, 1);
 	}
+}
+
+/* ep_mark_down as our own close, saying why (rpcrdma_ep_why), when the
+ * connection was still up: a close the peer started keeps none. Lock
+ * held. */
+static inline void ep_down_why(struct rpcrdma_ep *ep, int err,
+			       enum rpcrdma_close_why why)
+{
+	if (ep->why == RPCRDMA_CLOSE_NONE &&
+	    __atomic_load_n(&ep->connected, __ATOMIC_ACQUIRE))
+		ep->why = err == -EACCES || err == -EPERM
+				  ? RPCRDMA_CLOSE_PERMISSION
+				  : why;
+	ep_mark_down(ep, err);
 }
 
 static inline int neg_errno(int fallback)

@@ -2,9 +2,11 @@
 /*
  * Counters: every update goes to the endpoint's own struct (ep->stats,
  * read through ep_int.h) and to the process totals, both with atomic
- * operations (senders run on any thread). The bottom of the engine: it
- * calls no other engine file; the others reach it by RPCRDMA_STAT_*.
+ * operations (senders run on any thread). Near the bottom of the engine:
+ * it calls only export.c, which may hold both in a file others read; the
+ * others reach it by RPCRDMA_STAT_*.
  */
+#include <pthread.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -15,7 +17,29 @@ _Static_assert(sizeof(struct rpcrdma_stats) % sizeof(uint64_t) == 0,
 
 #define NSTATS (sizeof(struct rpcrdma_stats) / sizeof(uint64_t))
 
-static uint64_t global_stats[NSTATS];
+/* The process totals: here until the first endpoint, then in the
+ * exported file when there is one (export.c). */
+static uint64_t static_stats[NSTATS];
+static uint64_t *global_stats = static_stats;
+static pthread_once_t export_once = PTHREAD_ONCE_INIT;
+
+static void stats_export_once(void)
+{
+	uint64_t *p = export_open();
+
+	if (!p)
+		return;
+	/* Counts made meanwhile by another thread may be lost: only the
+	 * glue's few global-only counts can run before the first endpoint
+	 * exists. */
+	memcpy(p, static_stats, sizeof(static_stats));
+	__atomic_store_n(&global_stats, p, __ATOMIC_RELEASE);
+}
+
+void stats_export_start(void)
+{
+	pthread_once(&export_once, stats_export_once);
+}
 
 static uint64_t *field(struct rpcrdma_stats *s, size_t off)
 {
@@ -35,7 +59,7 @@ void rpcrdma_stat_add(struct rpcrdma_ep *ep, size_t off, uint64_t n)
 	__atomic_add_fetch(&global_stats[off / sizeof(uint64_t)], n,
 			   __ATOMIC_RELAXED);
 	if (ep)
-		__atomic_add_fetch(field(&ep->stats, off), n,
+		__atomic_add_fetch(field(ep->stats, off), n,
 				   __ATOMIC_RELAXED);
 }
 
@@ -54,7 +78,7 @@ void rpcrdma_stat_set(struct rpcrdma_ep *ep, size_t off, uint64_t v)
 	__atomic_store_n(&global_stats[off / sizeof(uint64_t)], v,
 			 __ATOMIC_RELAXED);
 	if (ep)
-		__atomic_store_n(field(&ep->stats, off), v,
+		__atomic_store_n(field(ep->stats, off), v,
 				 __ATOMIC_RELAXED);
 }
 
@@ -74,7 +98,7 @@ void rpcrdma_stat_max(struct rpcrdma_ep *ep, size_t off, uint64_t v)
 		return;
 	atomic_max(&global_stats[off / sizeof(uint64_t)], v);
 	if (ep)
-		atomic_max(field(&ep->stats, off), v);
+		atomic_max(field(ep->stats, off), v);
 }
 
 static void atomic_min_set(uint64_t *p, uint64_t v)
@@ -93,7 +117,7 @@ void rpcrdma_stat_min(struct rpcrdma_ep *ep, size_t off, uint64_t v)
 		return;
 	atomic_min_set(&global_stats[off / sizeof(uint64_t)], v);
 	if (ep)
-		atomic_min_set(field(&ep->stats, off), v);
+		atomic_min_set(field(ep->stats, off), v);
 }
 
 void rpcrdma_stats_global(struct rpcrdma_stats *out)

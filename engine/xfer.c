@@ -172,7 +172,7 @@ static void ep_xfer_progress(struct rpcrdma_ep *ep)
 			/* The QP stops first: nothing may touch the memory of
 			 * the transfers that now fail. */
 			ep_qp_to_error(ep->qp);
-			ep_mark_down(ep, ret);
+			ep_down_why(ep, ret, RPCRDMA_CLOSE_INTERNAL);
 			ep_xfer_progress(ep);
 			return;
 		}

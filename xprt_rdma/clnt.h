@@ -114,7 +114,8 @@ struct ct_slot {
 	sem_t wake;
 	bool sleeping;
 	bool pin_waiting;     /* its owner waits for pinned memory
-			       * (ct_pin_wait), holding none of its own */
+			       * (ct_pin_wait), its reply and call buffers'
+			       * registrations given back */
 	uint64_t sent_us;     /* when its call was posted (CLOCK_MONOTONIC) */
 };
 

@@ -195,7 +195,6 @@ static int ct_call_send(struct ct_call *c)
 		/* The locked-memory limit: what this CLIENT's other calls
 		 * pin, given back or awaited (both steps keep what they
 		 * made already, unless ct_pin_wait gave it back). */
-		slot_dereg_call(s);
 		rc = ct_pin_wait(ct, s, c->dl);
 		if (rc)
 			break;

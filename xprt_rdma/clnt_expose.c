@@ -270,8 +270,8 @@ int ct_window(struct ct *ct, struct rpcrdma_ep *ep, struct rpcrdma_win **wp,
 	return !rpcrdma_win_bound(*wp);
 }
 
-/* Drops the windows of o, a free slot or the caller's own before its
- * call is sent, unless bound (ct->lock held); the bytes they pinned. */
+/* Drops the windows of o (an idle slot, or the caller's own before its
+ * call is sent) unless bound (ct->lock held); the bytes they pinned. */
 static size_t slot_unpin(struct ct_slot *o)
 {
 	size_t n = 0;
@@ -289,54 +289,75 @@ static size_t slot_unpin(struct ct_slot *o)
 	return n;
 }
 
-/* Whether o, another thread's call, pins memory that it will give back
- * without waiting for more itself. */
-static bool slot_pins(const struct ct_slot *o)
+/*
+ * Whether o, another thread's call, will end and free its slot without
+ * waiting for memory itself (its end wakes ct->cv: slot_free). Told by
+ * its state alone, which ct->lock guards: what it has registered is its
+ * owner's to write without the lock.
+ */
+static bool slot_busy(const struct ct_slot *o)
 {
-	if (o->state == SLOT_FREE || o->pin_waiting)
-		return false;
-	return o->win || o->call_win || o->reply_mr || o->call_mr || o->nzc;
+	return o->state != SLOT_FREE && !o->pin_waiting;
+}
+
+/* o may give its windows back now: free, or abandoned with its windows
+ * revoked (a timed-out call waits for its late reply holding them, and
+ * nobody may poll for that reply while this caller waits). */
+static bool slot_idle(const struct ct_slot *o)
+{
+	return o->state == SLOT_FREE ||
+	       (o->state == SLOT_ABANDONED && !o->inv_pending && !o->flushing);
 }
 
 /*
  * A registration for s's call would pass the locked-memory limit
- * (RLIMIT_MEMLOCK, engine/pin.c): what the free slots of this CLIENT pin
+ * (RLIMIT_MEMLOCK, engine/pin.c): what the idle slots of this CLIENT pin
  * is given back, or else the caller waits for another call to end, whose
  * memory is then free to take (back-pressure, not a failure: a CLIENT
  * whose calls each fit the limit serves any number of threads). A caller
- * that waits first gives back what its own call had made (not yet sent,
- * nothing of it is exposed), so that no two callers each hold part of
- * what the other waits for. 0: try again; -EDQUOT: no call of ours will
- * give back anything (other CLIENTs or a server hold it, or the limit is
- * below one call); -ETIMEDOUT at the deadline.
+ * that waits first gives back what its reply and call buffers had made
+ * (not yet sent, nothing of it is exposed), so that no two callers each
+ * hold part of what the other waits for; its zero-copy registrations
+ * stay (the plan names them), and a waiter counts as holding nothing: two
+ * such calls may fail where one at a time would fit. 0: try again;
+ * -EDQUOT: no call of ours will end and give anything back (other
+ * CLIENTs or a server hold it, or the limit is below one call);
+ * -ETIMEDOUT at the deadline.
  */
 int ct_pin_wait(struct ct *ct, struct ct_slot *s, const struct timespec *dl)
 {
 	size_t freed = 0;
-	bool busy = false;
+	bool busy = false, own;
 	int rc = 0;
 
+	own = s->reply_mr || s->call_mr;
+	slot_dereg_call(s);
 	pthread_mutex_lock(&ct->lock);
 	for (uint32_t i = 0; i < ct->nslots; i++) {
 		struct ct_slot *o = &ct->slots[i];
 
-		if (o != s && o->state == SLOT_FREE)
+		if (o == s)
+			continue;
+		if (slot_idle(o))
 			freed += slot_unpin(o);
-		else if (o != s)
-			busy = busy || slot_pins(o);
+		else
+			busy = busy || slot_busy(o);
 	}
 	if (!freed) {
 		if (!busy) {
 			rc = -EDQUOT;
 		} else {
-			if (slot_unpin(s))
-				pthread_cond_broadcast(&ct->cv);
+			own = slot_unpin(s) || own;
 			s->pin_waiting = true;
+			if (own) /* other waiters may fit now */
+				pthread_cond_broadcast(&ct->cv);
 			if (pthread_cond_timedwait(&ct->cv, &ct->lock, dl) ==
 			    ETIMEDOUT)
 				rc = -ETIMEDOUT;
 			s->pin_waiting = false;
 		}
+	} else {
+		pthread_cond_broadcast(&ct->cv);
 	}
 	pthread_mutex_unlock(&ct->lock);
 	return rc;

@@ -11,7 +11,8 @@
 #   chunk at their XDR position), get it back (written straight into the
 #   write chunk the client's DDP hint offers) and compare checksums and
 #   bytes, list, del, stat; over rdma a client watching the store gets
-#   the put and the del of another client by callback (RFC 8167).
+#   the put and the del of another client by callback (RFC 8167), and
+#   the server's live counters by rpcrdma-stat.
 # Over rdma the client's transport counters must show the paths named.
 # Prints every step; exits 0 when every check passed, 1 otherwise.
 set -u
@@ -258,6 +259,27 @@ round() {
 	else
 		bad "bench over $netid"
 	fi
+	case $netid in
+	rdma | rdma6)
+		# The server's live counters, read from outside the process
+		# (rpcrdma-stat(1): every process of the library exports
+		# them unless RPCRDMA_STATS=0).
+		say "the server's counters, as an operator sees them"
+		echo "\$ rpcrdma-stat $spid"
+		if [ -x "$build/tools/rpcrdma-stat" ] &&
+			"$build/tools/rpcrdma-stat" "$spid" >"$work/stat" 2>&1; then
+			sed 's/^/    /' "$work/stat"
+			if grep -q 'recv_msg [1-9]' "$work/stat"; then
+				ok "rpcrdma-stat: the server's messages counted"
+			else
+				bad "rpcrdma-stat: no messages counted"
+			fi
+		else
+			sed 's/^/    /' "$work/stat" 2>/dev/null
+			bad "rpcrdma-stat $spid failed"
+		fi
+		;;
+	esac
 	stop_server
 }
 

@@ -28,6 +28,7 @@ engine/reg.c,engine/xfer.c
 engine/send.c,engine/recv.c
 engine/core.c
 engine/stats.c,engine/pin.c
+engine/export.c
 lib/chunks.c,lib/plan.c,lib/splice.c,lib/credits.c,lib/pvtdata.c
 lib/hdr.c
 "

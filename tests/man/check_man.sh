@@ -92,7 +92,7 @@ trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/man3"
 cp "$man"/*.3 "$tmp/man3/"
 np=0
-for p in "$man"/*.3; do
+for p in "$man"/*.3 "$man"/*.1; do
 	np=$((np + 1))
 	b=$(basename "$p")
 	grep -qE "(^|[[:space:]])man/$b([[:space:]]|\$)" "$top/Makefile.am" || miss "$b not installed by Makefile.am"
