@@ -122,8 +122,14 @@ PY
 	grep -m 2 -i -E "trace start|tcpdump" "$top/$who.out" | sed "s/^/$name:   $who: /"
 }
 # The standard ports are nfs3d's: no nfsd or mountd of an earlier suite.
-echo 0 >/proc/fs/nfsd/threads 2>/dev/null
+[ -w /proc/fs/nfsd/threads ] && echo 0 >/proc/fs/nfsd/threads
 pkill -x rpc.mountd
+# nfstest's setup mounts over tcp, which asks rpcbind (stopped at exit
+# by nfs3d_cleanup when started here).
+if ! pgrep -x rpcbind >/dev/null; then
+	rpcbind -w || die "rpcbind would not start"
+	started_rpcbind=1
+fi
 start_server -o rw,no_root_squash
 run nfs3d $RDMA_PORT $MNT_PORT "$exp"
 [ -s "$top/nfs3d.tests" ] || { tail -n 30 "$top/nfs3d.out"; die "nfstest_rdma ran no test against nfs3d"; }

@@ -40,15 +40,9 @@ bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
 # What the limit and the defaults are, seen by the user.
 echo "memlock as the user: $(as_user bash -c 'ulimit -l') KiB"
 
-if ! rpcinfo -p 127.0.0.1 >/dev/null 2>&1; then
-	mkdir -p /run/rpcbind
-	rpcbind -f &
-	rpid=$!
-	for _ in $(seq 50); do
-		rpcinfo -p 127.0.0.1 >/dev/null 2>&1 && break
-		sleep 0.1
-	done
-fi
+. "$RPCRDMA_SRCDIR/tests/vm/rpcbind-lib.sh"
+rpcbind_up || { echo "FAIL: rpcbind did not start"; exit 1; }
+rpid=$rpcbind_pid
 as_user "$srv" -n rdma >"$work/server.log" 2>&1 &
 spid=$!
 for _ in $(seq 100); do

@@ -4,8 +4,9 @@
 # run: the summary lists both, the server's detail shows its connection
 # from the client's address with messages received, a second round (-w)
 # shows rates; an unprivileged process's file is read by root; a process
-# that exits removes its file, one killed leaves it and is skipped;
-# RPCRDMA_STATS=0 exports nothing.
+# killed leaves its file, which is skipped, and its connection leaves the
+# server's list; a process that exits removes its file; RPCRDMA_STATS=0
+# exports nothing.
 # vm-timeout: 240
 # vm-first-boot-only: the export is the same code on every kernel
 set -u
@@ -41,12 +42,9 @@ until_ok() {
 	return 1
 }
 
-if ! rpcinfo -p 127.0.0.1 >/dev/null 2>&1; then
-	mkdir -p /run/rpcbind
-	rpcbind -f &
-	rpid=$!
-	until_ok rpcinfo -p 127.0.0.1 >/dev/null 2>&1
-fi
+. "$RPCRDMA_SRCDIR/tests/vm/rpcbind-lib.sh"
+rpcbind_up || { echo "FAIL: rpcbind did not start"; exit 1; }
+rpid=$rpcbind_pid
 # The server as nobody: its file is its own (0600); root reads it.
 setpriv --reuid=65534 --regid=65534 --clear-groups -- \
 	"$srv" -n rdma >"$work/server.log" 2>&1 &
@@ -54,10 +52,10 @@ spid=$!
 until_ok grep -q '^rb_server: serving' "$work/server.log" ||
 	{ cat "$work/server.log"; echo "FAIL: rb_server did not start"; exit 1; }
 
-# A client that keeps calling for a while (about 10 s under TCG): 2
-# threads on one CLIENT. The
-# files are made with each process's first RDMA endpoint.
-RPCRDMA_SRCADDR=$A "$cli" -n rdma "$B" rate 2 2500 shared >"$work/client.log" 2>&1 &
+# A client that keeps calling until it is killed (2 threads on one
+# CLIENT, far more calls than the test lasts). The files are made with
+# each process's first RDMA endpoint.
+RPCRDMA_SRCADDR=$A "$cli" -n rdma "$B" rate 2 10000000 shared >"$work/client.log" 2>&1 &
 cpid=$!
 until_ok test -f "$dir/rpcrdma.$cpid" || bad "no file for the client"
 until_ok test -f "$dir/rpcrdma.$spid" || bad "no file for the server"
@@ -86,27 +84,32 @@ grep -Eq 'recv_msg [1-9][0-9]* \([1-9][0-9]*/s\)' "$work/detail" &&
 grep -Eq 'credits_granted [0-9]+ \(' "$work/detail" &&
 	bad "a gauge shown with a rate" || ok "gauges have no rate"
 
-wait "$cpid"
-crc=$?
-cpid_done=$cpid
-cpid=
-[ $crc -eq 0 ] || bad "the client failed: $(cat "$work/client.log")"
-[ -e "$dir/rpcrdma.$cpid_done" ] && bad "the client's file outlived it" ||
-	ok "a process that exits removes its file"
-until_ok sh -c "! $stat $spid | grep -q 'connection '" &&
-	ok "the client's connection is gone from the server's" ||
-	bad "the server still shows a connection"
-
-# Killed: its file stays, and is skipped (and a pid asked for says so).
-kill -9 "$spid"
-wait "$spid" 2>/dev/null
-[ -e "$dir/rpcrdma.$spid" ] && ok "a killed process leaves its file" ||
-	echo "note: the killed server's file is gone"
-"$stat" | grep -Eq "^ *$spid " && bad "a dead process listed" ||
+# The client killed: its file stays, the summary skips it, and its
+# connection leaves the server's list.
+kill -9 "$cpid"
+wait "$cpid" 2>/dev/null
+[ -e "$dir/rpcrdma.$cpid" ] && ok "a killed process leaves its file" ||
+	echo "note: the killed client's file is gone"
+"$stat" | grep -Eq "^ *$cpid " && bad "a dead process listed" ||
 	ok "a dead process's file is skipped"
-"$stat" "$spid" >"$work/dead"
+"$stat" "$cpid" >"$work/dead"
 [ $? -eq 1 ] && grep -q "no counters" "$work/dead" &&
 	ok "asked for by pid: no counters, exit 1" || bad "dead pid: $(cat "$work/dead")"
+rm -f "$dir/rpcrdma.$cpid"
+cpid=
+until_ok sh -c "! $stat $spid | grep -q 'connection '" &&
+	ok "the killed client's connection is gone from the server's" ||
+	bad "the server still shows a connection"
+
+# A client that ends normally removes its file.
+RPCRDMA_SRCADDR=$A "$cli" -n rdma "$B" lat 5 >"$work/short.log" 2>&1 &
+short=$!
+wait "$short" || bad "a short client failed: $(cat "$work/short.log")"
+[ -e "$dir/rpcrdma.$short" ] && bad "the client's file outlived it" ||
+	ok "a process that exits removes its file"
+
+kill "$spid"
+wait "$spid" 2>/dev/null
 rm -f "$dir/rpcrdma.$spid"
 spid=
 
