@@ -14,8 +14,9 @@
  * pins it per call in flight only for procedures without a reply hint. */
 #define OPTS_DEFAULT_MAX_MSG	((16u << 20) + (64u << 10))
 #define OPTS_DEFAULT_TIMEOUT_MS	5000
-/* About 330 KiB of pinned buffers and 3 fds per connection with the
- * default credits and thresholds: 256 connections pin about 85 MiB. */
+/* 384 KiB of pinned buffers (48 receive and 48 send buffers of 4 KiB)
+ * and 3 fds per connection with the default credits and thresholds: 256
+ * connections pin 96 MiB. */
 #define OPTS_DEFAULT_MAX_CONNS	256u
 /* Our own retries (ACK timeout, retry count 6) fail a dead peer's work
  * requests in about 7.5 s; the deadline is the backstop for a peer that
@@ -30,7 +31,7 @@
  * two within an eighth of it, 64 KiB at least. A call without a reply
  * hint pins a reply chunk of max_msg while it is in flight, a Long Call
  * its whole message: an eighth leaves room for several such calls and the
- * connections' own buffers (about 330 KiB each), so that a process
+ * connections' own buffers (384 KiB each), so that a process
  * started with the defaults can make every call the defaults allow; more
  * calls at once wait for pinned memory (clnt_expose.c ct_pin_wait).
  */
