@@ -3,7 +3,7 @@
 #   tools/test.sh
 # installs what it needs, then builds and runs every tier:
 #   1. unit tests (check) under AddressSanitizer + UndefinedBehaviorSanitizer,
-#      then the libFuzzer targets of tests/fuzz/ (the decoders), 45 s each,
+#      then the libFuzzer targets of tests/fuzz/ (the decoders), 30 s each,
 #      one per core at once, under the same sanitizers (RPCRDMA_FUZZ_SECONDS;
 #      a regression smoke: hdr and pvtdata saturate their coverage in
 #      seconds; long runs are tests/fuzz/run.sh's on a machine of its own)
@@ -107,9 +107,9 @@ autoreconf -fi >/dev/null 2>&1 || autoreconf -fi
 step "tier 1 under ASan+UBSan (build-san)"
 run_check build-san --enable-werror --enable-sanitizers --disable-vm-tests
 
-step "fuzzing the decoders, ${RPCRDMA_FUZZ_SECONDS:-45} s per target (tests/fuzz/run.sh)"
+step "fuzzing the decoders, ${RPCRDMA_FUZZ_SECONDS:-30} s per target (tests/fuzz/run.sh)"
 "$top/tools/deps.sh" clang libclang-rt-14-dev
-FUZZ_OUT=$top/build-fuzz "$top/tests/fuzz/run.sh" "${RPCRDMA_FUZZ_SECONDS:-45}"
+FUZZ_OUT=$top/build-fuzz "$top/tests/fuzz/run.sh" "${RPCRDMA_FUZZ_SECONDS:-30}"
 
 # The guest tier's boots, one after another: a guest's suites keep both
 # cores busy (QEMU at 167 % in 70-faults), and two guests side by side
