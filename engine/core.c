@@ -93,11 +93,9 @@ static void ep_down_wc(struct rpcrdma_ep *ep, enum ibv_wc_status st,
 	default:
 		break;
 	}
-	/* Not wc_err's EACCES: a remote access error is not a thread's
-	 * credentials. */
-	if (ep->why == RPCRDMA_CLOSE_NONE &&
-	    __atomic_load_n(&ep->connected, __ATOMIC_ACQUIRE))
-		ep->why = why;
+	/* Not ep_down_why: wc_err's EACCES for a remote access error is
+	 * not a thread's credentials. */
+	ep_note_why(ep, why);
 	ep_mark_down(ep, wc_err(st));
 }
 
@@ -246,8 +244,7 @@ void rpcrdma_ep_check_stall(struct rpcrdma_ep *ep)
 	/* Closed as our own fatal error: the QP stops touching the
 	 * transfers' memory, they fail, the peer is told. */
 	RPCRDMA_STAT_ADD(ep, transfer_stalls, 1);
-	if (ep->why == RPCRDMA_CLOSE_NONE)
-		ep->why = RPCRDMA_CLOSE_STALL;
+	ep_note_why(ep, RPCRDMA_CLOSE_STALL);
 	ep_qp_to_error(ep->qp);
 	ep_mark_down(ep, -ETIMEDOUT);
 	ep_disconnect(ep);
@@ -415,9 +412,7 @@ void rpcrdma_ep_close_why(struct rpcrdma_ep *ep, int err,
 	if (!ep || !ep->qp)
 		return;
 	pthread_mutex_lock(&ep->lock);
-	if (ep->why == RPCRDMA_CLOSE_NONE &&
-	    __atomic_load_n(&ep->connected, __ATOMIC_ACQUIRE))
-		ep->why = why;
+	ep_note_why(ep, ep_why_of(err, why));
 	pthread_mutex_unlock(&ep->lock);
 	ep_disconnect(ep);
 	pthread_mutex_lock(&ep->lock);

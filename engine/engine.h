@@ -154,13 +154,18 @@ enum rpcrdma_close_why {
 	RPCRDMA_CLOSE_INTERNAL,	/* a resource of ours (memory, a receive
 				 * that could not be reposted) */
 };
-/* rpcrdma_ep_close with its reason; a close that finds the connection
- * already down keeps the first reason (none if the peer's). */
+/* rpcrdma_ep_close with its reason (PERMISSION instead when err is
+ * -EACCES or -EPERM); a close that finds the connection already down
+ * keeps the first reason (none if the peer's). */
 void rpcrdma_ep_close_why(struct rpcrdma_ep *ep, int err,
 			  enum rpcrdma_close_why why);
 enum rpcrdma_close_why rpcrdma_ep_why(const struct rpcrdma_ep *ep);
 /* A reason in words, "" for none. */
 const char *rpcrdma_close_why_str(enum rpcrdma_close_why why);
+/* sa as "a.b.c.d:port" or "[v6]:port" ("?:0" for none or another
+ * family), into buf; RPCRDMA_ADDR_STRLEN holds any (export.c). */
+#define RPCRDMA_ADDR_STRLEN	64
+void rpcrdma_addr_str(const struct sockaddr *sa, char *buf, size_t len);
 /* This connection's counters; the engine keeps the process totals too. */
 struct rpcrdma_stats *rpcrdma_ep_stats(struct rpcrdma_ep *ep);
 
@@ -200,14 +205,13 @@ void rpcrdma_ep_dereg_failed(struct rpcrdma_ep *ep);
 /* --- pinned memory (pin.c) --- */
 
 /*
- * What the process may pin (RLIMIT_MEMLOCK now; SIZE_MAX with no limit or
- * with CAP_IPC_LOCK) and what the engine's registrations pin now (pages
- * spanned, counted as the kernel counts them). A registration that would
- * pass the limit fails with -EDQUOT: rpcrdma_ep_reg, rpcrdma_win_create,
- * a transfer's start and an endpoint's buffers at connect.
+ * What the process may pin: RLIMIT_MEMLOCK now, SIZE_MAX with no limit or
+ * with CAP_IPC_LOCK. The engine counts the pages its registrations span
+ * against it, as the kernel does; a registration that would pass it
+ * fails with -EDQUOT: rpcrdma_ep_reg, rpcrdma_win_create, a transfer's
+ * start and an endpoint's buffers at connect.
  */
 size_t rpcrdma_pin_limit(void);
-size_t rpcrdma_pin_used(void);
 
 /* --- memory windows (reg.c) --- */
 

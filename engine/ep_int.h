@@ -296,17 +296,32 @@ static inline void ep_mark_down(struct rpcrdma_ep *ep, int err)
 	}
 }
 
-/* ep_mark_down as our own close, saying why (rpcrdma_ep_why), when the
- * connection was still up: a close the peer started keeps none. Lock
- * held. */
-static inline void ep_down_why(struct rpcrdma_ep *ep, int err,
+/* The reason a command's err gives, else why: EACCES and EPERM mean the
+ * thread's credentials changed (ep_count_errno). */
+static inline enum rpcrdma_close_why ep_why_of(int err,
+					       enum rpcrdma_close_why why)
+{
+	return err == -EACCES || err == -EPERM ? RPCRDMA_CLOSE_PERMISSION
+					       : why;
+}
+
+/* Notes why as our reason for closing (rpcrdma_ep_why) when the
+ * connection is still up and has none: the first reason wins, and a
+ * close the peer started keeps none. Lock held. */
+static inline void ep_note_why(struct rpcrdma_ep *ep,
 			       enum rpcrdma_close_why why)
 {
 	if (ep->why == RPCRDMA_CLOSE_NONE &&
 	    __atomic_load_n(&ep->connected, __ATOMIC_ACQUIRE))
-		ep->why = err == -EACCES || err == -EPERM
-				  ? RPCRDMA_CLOSE_PERMISSION
-				  : why;
+		ep->why = why;
+}
+
+/* ep_mark_down as our own close after a command failed with err. Lock
+ * held. */
+static inline void ep_down_why(struct rpcrdma_ep *ep, int err,
+			       enum rpcrdma_close_why why)
+{
+	ep_note_why(ep, ep_why_of(err, why));
 	ep_mark_down(ep, err);
 }
 

@@ -172,29 +172,35 @@ static struct rpcrdma_export_conn *conn_of(struct rpcrdma_stats *s)
 		((char *)s - offsetof(struct rpcrdma_export_conn, stats));
 }
 
-void export_conn_label(struct rpcrdma_stats *s, int role,
-		       const struct sockaddr *peer)
+void rpcrdma_addr_str(const struct sockaddr *sa, char *buf, size_t len)
 {
-	struct rpcrdma_export_conn *c = conn_of(s);
 	char a[INET6_ADDRSTRLEN] = "?";
 	unsigned int port = 0;
 
-	if (!c)
-		return;
-	if (peer && peer->sa_family == AF_INET) {
-		const struct sockaddr_in *in = (const void *)peer;
+	if (sa && sa->sa_family == AF_INET) {
+		const struct sockaddr_in *in = (const void *)sa;
 
 		inet_ntop(AF_INET, &in->sin_addr, a, sizeof(a));
 		port = ntohs(in->sin_port);
-	} else if (peer && peer->sa_family == AF_INET6) {
-		const struct sockaddr_in6 *in6 = (const void *)peer;
+	} else if (sa && sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *in6 = (const void *)sa;
 
 		inet_ntop(AF_INET6, &in6->sin6_addr, a, sizeof(a));
 		port = ntohs(in6->sin6_port);
 	}
-	snprintf(c->peer, sizeof(c->peer),
-		 peer && peer->sa_family == AF_INET6 ? "[%s]:%u" : "%s:%u", a,
+	snprintf(buf, len,
+		 sa && sa->sa_family == AF_INET6 ? "[%s]:%u" : "%s:%u", a,
 		 port);
+}
+
+void export_conn_label(struct rpcrdma_stats *s, int role,
+		       const struct sockaddr *peer)
+{
+	struct rpcrdma_export_conn *c = conn_of(s);
+
+	if (!c)
+		return;
+	rpcrdma_addr_str(peer, c->peer, sizeof(c->peer));
 	c->role = (uint32_t)role;
 	c->since = (uint64_t)time(NULL);
 	__atomic_store_n(&c->in_use, 1, __ATOMIC_RELEASE);

@@ -42,7 +42,8 @@ struct rpcrdma_export_conn {
 	uint32_t in_use;	/* 1: live */
 	uint32_t role;		/* enum rpcrdma_export_role, 0 until known */
 	uint64_t since;		/* CLOCK_REALTIME seconds it came up */
-	char peer[64];		/* "a.b.c.d:port", "[v6]:port" */
+	char peer[64];		/* "a.b.c.d:port", "[v6]:port"
+				 * (rpcrdma_addr_str) */
 	struct rpcrdma_stats stats;
 };
 

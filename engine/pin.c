@@ -62,11 +62,6 @@ static size_t pin_limit_cached(void)
 	return v ? v : pin_limit_read();
 }
 
-size_t rpcrdma_pin_used(void)
-{
-	return __atomic_load_n(&pin_used, __ATOMIC_RELAXED);
-}
-
 /* The bytes of the pages [addr, addr + len) spans: what the kernel counts. */
 static size_t pin_span(const void *addr, size_t len)
 {

@@ -182,10 +182,7 @@ void rpcrdma_ep_rx_done(struct rpcrdma_ep *ep, struct rpcrdma_rx *rx)
 
 		if (ret) {
 			ep_count_errno(ep, -ret);
-			rpcrdma_ep_close_why(ep, ret,
-					     ret == -EACCES || ret == -EPERM
-						 ? RPCRDMA_CLOSE_PERMISSION
-						 : RPCRDMA_CLOSE_INTERNAL);
+			rpcrdma_ep_close_why(ep, ret, RPCRDMA_CLOSE_INTERNAL);
 		}
 	}
 }

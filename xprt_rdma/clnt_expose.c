@@ -271,22 +271,22 @@ int ct_window(struct ct *ct, struct rpcrdma_ep *ep, struct rpcrdma_win **wp,
 }
 
 /* Drops the windows of o (an idle slot, or the caller's own before its
- * call is sent) unless bound (ct->lock held); the bytes they pinned. */
-static size_t slot_unpin(struct ct_slot *o)
+ * call is sent) unless bound (ct->lock held); whether it dropped one. */
+static bool slot_unpin(struct ct_slot *o)
 {
-	size_t n = 0;
+	bool dropped = false;
 
 	if (o->win && !rpcrdma_win_bound(o->win)) {
-		n += o->reply_cap;
 		rpcrdma_win_destroy(o->win);
 		o->win = NULL;
+		dropped = true;
 	}
 	if (o->call_win && !rpcrdma_win_bound(o->call_win)) {
-		n += o->xdr_ok ? rpcrdma_xdrgrow_cap(&o->xdr) : 1;
 		rpcrdma_win_destroy(o->call_win);
 		o->call_win = NULL;
+		dropped = true;
 	}
-	return n;
+	return dropped;
 }
 
 /*
@@ -326,8 +326,7 @@ static bool slot_idle(const struct ct_slot *o)
  */
 int ct_pin_wait(struct ct *ct, struct ct_slot *s, const struct timespec *dl)
 {
-	size_t freed = 0;
-	bool busy = false, own;
+	bool freed = false, busy = false, own;
 	int rc = 0;
 
 	own = s->reply_mr || s->call_mr;
@@ -339,7 +338,7 @@ int ct_pin_wait(struct ct *ct, struct ct_slot *s, const struct timespec *dl)
 		if (o == s)
 			continue;
 		if (slot_idle(o))
-			freed += slot_unpin(o);
+			freed = slot_unpin(o) || freed;
 		else
 			busy = busy || slot_busy(o);
 	}

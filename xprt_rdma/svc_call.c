@@ -81,8 +81,6 @@ void conn_fail(struct svc_conn *c, enum rpcrdma_close_why why, int err)
 	if (c->dead)
 		return;
 	c->dead = true;
-	if (err == -EACCES || err == -EPERM)
-		why = RPCRDMA_CLOSE_PERMISSION;
 	/* A pool worker poisoned by its dispatch (svc.h) cannot disconnect;
 	 * the next clean one does (conn_close_pending). */
 	if (pool_thread_dirty()) {

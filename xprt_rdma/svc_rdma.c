@@ -19,7 +19,6 @@
  * XPRT_MOREREQS and destroying the transport when it says XPRT_DIED.
  */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
@@ -119,22 +118,6 @@ static enum xprt_stat conn_stat(SVCXPRT *xprt)
 	return XPRT_IDLE;
 }
 
-/* The peer's address as "a.b.c.d:port" or "[v6]:port". */
-static void peer_str(const SVCXPRT *xprt, char *buf, size_t len)
-{
-	const struct sockaddr *sa = (const struct sockaddr *)xprt->xp_rtaddr.buf;
-	char a[INET6_ADDRSTRLEN] = "?";
-
-	if (sa && sa->sa_family == AF_INET6)
-		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr,
-			  a, sizeof(a));
-	else if (sa && sa->sa_family == AF_INET)
-		inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr,
-			  a, sizeof(a));
-	snprintf(buf, len, sa && sa->sa_family == AF_INET6 ? "[%s]:%u" : "%s:%u",
-		 a, sa ? sa_port(sa) : 0);
-}
-
 /*
  * A connection that we closed on our own is counted by its reason and
  * told to the operator's log (rpcrdma_set_log), once, as it goes; one the
@@ -144,7 +127,7 @@ static void peer_str(const SVCXPRT *xprt, char *buf, size_t len)
 static void conn_tell_close(SVCXPRT *xprt, struct svc_conn *c)
 {
 	enum rpcrdma_close_why why = rpcrdma_ep_why(c->ep);
-	char peer[INET6_ADDRSTRLEN + 16];
+	char peer[RPCRDMA_ADDR_STRLEN];
 
 	if (why == RPCRDMA_CLOSE_NONE || why == RPCRDMA_CLOSE_LOCAL)
 		return;
@@ -157,7 +140,8 @@ static void conn_tell_close(SVCXPRT *xprt, struct svc_conn *c)
 		STAT_INC(c, closes_protocol);
 	else if (why == RPCRDMA_CLOSE_UNREACHABLE)
 		STAT_INC(c, closes_unreachable);
-	peer_str(xprt, peer, sizeof(peer));
+	rpcrdma_addr_str((const struct sockaddr *)xprt->xp_rtaddr.buf, peer,
+			 sizeof(peer));
 	xprt_log("librpcrdma: server closed the connection from %s: %s",
 		 peer, rpcrdma_close_why_str(why));
 }
