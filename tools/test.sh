@@ -3,10 +3,13 @@
 #   tools/test.sh
 # installs what it needs, then builds and runs every tier:
 #   1. unit tests (check) under AddressSanitizer + UndefinedBehaviorSanitizer,
-#      then the libFuzzer targets of tests/fuzz/ (the decoders), 30 s each,
+#      then the libFuzzer targets of tests/fuzz/ (the decoders), 20 s each,
 #      one per core at once, under the same sanitizers (RPCRDMA_FUZZ_SECONDS;
 #      a regression smoke: hdr and pvtdata saturate their coverage in
 #      seconds; long runs are tests/fuzz/run.sh's on a machine of its own)
+#   the Debian packages (tools/package.sh: dpkg-buildpackage, the symbols
+#      file against the library, lintian), installed, and the -dev
+#      package's example built against them with its own Makefile
 #   2. -Wall -Wextra -Werror build: unit tests, then the Soft-RoCE guest tier,
 #      one boot after another (RPCRDMA_VM_JOBS): every guest suite on
 #      bookworm-backports' kernel (6.12) with rxe; on Debian 12's own (6.1)
@@ -14,7 +17,9 @@
 #      and those that meet 6.1's NFS client, backchannel and rxe; on
 #      software iWARP (siw, built for the guest kernel by
 #      tests/vm/siw-module.sh, with our fix of its accept race, 6.12) the
-#      suites whose verbs differ there and both NFS peers
+#      suites whose verbs differ there and both NFS peers; in the first
+#      boot 60-kv runs the demo against the installed packages (then
+#      purged)
 #   3. the benchmarks' tooling, in one short boot (bench/run --quick: every
 #      step of bench/ runs and reports; its figures are not quoted)
 #   4. make distcheck (the release tarball builds and passes its host tests)
@@ -37,8 +42,19 @@ step() {
 	printf '\n=== %s (at %d:%02d) ===\n' "$*" $((SECONDS / 60)) $((SECONDS % 60))
 }
 mmss() { printf '%d:%02d' $(($1 / 60)) $(($1 % 60)); }
+# The packages tools/test.sh installed (debs_in=1) go again at the end,
+# however it ends.
+debs=(librpcrdma0 librpcrdma-dev rpcrdma-tools)
+debs_in=
+purge_debs() {
+	[ -n "$debs_in" ] || return 0
+	DEBIAN_FRONTEND=noninteractive apt-get purge -y -q "${debs[@]}" >/dev/null 2>&1 &&
+		echo "purged ${debs[*]}"
+	debs_in=
+}
 stage_table() {
 	local rc=$? i n=${#stages[@]} end
+	purge_debs
 	[ "$n" -gt 0 ] || return $rc
 	printf '\n%-66s %8s\n' "stage (tools/test.sh)" "min:s"
 	for ((i = 0; i < n; i++)); do
@@ -107,9 +123,30 @@ autoreconf -fi >/dev/null 2>&1 || autoreconf -fi
 step "tier 1 under ASan+UBSan (build-san)"
 run_check build-san --enable-werror --enable-sanitizers --disable-vm-tests
 
-step "fuzzing the decoders, ${RPCRDMA_FUZZ_SECONDS:-30} s per target (tests/fuzz/run.sh)"
+step "fuzzing the decoders, ${RPCRDMA_FUZZ_SECONDS:-20} s per target (tests/fuzz/run.sh)"
 "$top/tools/deps.sh" clang libclang-rt-14-dev
-FUZZ_OUT=$top/build-fuzz "$top/tests/fuzz/run.sh" "${RPCRDMA_FUZZ_SECONDS:-30}"
+FUZZ_OUT=$top/build-fuzz "$top/tests/fuzz/run.sh" "${RPCRDMA_FUZZ_SECONDS:-20}"
+
+# The packages as a user gets them: built, checked, installed with apt
+# (which resolves their dependencies), and the example of librpcrdma-dev
+# built from /usr/share/doc with pkg-config, as its README says. The
+# guest tier's 60-kv runs the demo with those programs and the installed
+# tools (RPCRDMA_T_PACKAGE_KV); the packages are purged after the tier.
+# The build tree's programs do not see them: libtool links each to the
+# tree's library (an rpath or its wrapper's LD_LIBRARY_PATH).
+step "Debian packages: build, lintian, install, the example against them (tools/package.sh)"
+"$top/tools/package.sh" "$top/build-deb"
+debs_in=1
+DEBIAN_FRONTEND=noninteractive apt-get install -y -q --reinstall \
+	--no-install-recommends "$top"/build-deb/{librpcrdma0,librpcrdma-dev,rpcrdma-tools}_*.deb \
+	>build-deb/apt.out 2>&1 || { tail -n 20 build-deb/apt.out; exit 1; }
+dpkg-query -W "${debs[@]}"
+kv=$top/build-deb/kv
+rm -rf "$kv"
+cp -r /usr/share/doc/librpcrdma-dev/examples "$kv"
+make -C "$kv" >"$kv.make.out" 2>&1 || { tail -n 30 "$kv.make.out"; exit 1; }
+echo "built $(cd "$kv" && ls kv_server kv_client | tr '\n' ' ')from /usr/share/doc/librpcrdma-dev/examples"
+export RPCRDMA_T_PACKAGE_KV=$kv
 
 # The guest tier's boots, one after another: a guest's suites keep both
 # cores busy (QEMU at 167 % in 70-faults), and two guests side by side
@@ -145,6 +182,7 @@ export RPCRDMA_VM_BOOTS=${RPCRDMA_VM_BOOTS:-"backports:rxe
  stable:rxe:10-devcaps,20-cm_rw,30-perftest,48-bidir,66-nfs3d,68-nfs41cb,72-qpfault,73-memlock,85-rdma6
  backports:siw:10-devcaps,20-cm_rw,40-clnt,45-svc,48-bidir,50-engine,65-nfsd,66-nfs3d,68-nfs41cb,90-devremove"}
 run_check build-ci --enable-werror
+purge_debs
 
 step "the manual as installed (make install DESTDIR=..., then man)"
 inst=$(mktemp -d)

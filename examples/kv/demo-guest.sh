@@ -18,8 +18,12 @@
 set -u
 
 build=${1:-${top_builddir:-build}}
-srv=$build/examples/kv/kv_server
-cli=$build/examples/kv/kv_client
+# KV_BIN: where kv_server and kv_client are (default BUILDDIR/examples/kv;
+# tests/vm/t/60-kv.sh: the example built against the installed package),
+# KV_STAT: the rpcrdma-stat to run (default BUILDDIR/tools/rpcrdma-stat).
+srv=${KV_BIN:-$build/examples/kv}/kv_server
+cli=${KV_BIN:-$build/examples/kv}/kv_client
+stat=${KV_STAT:-$build/tools/rpcrdma-stat}
 A=${RPCRDMA_ADDR_A:-10.99.0.1}
 B=${RPCRDMA_ADDR_B:-10.99.0.2}
 T=${KV_DEMO_TIMEOUT:-120}	# seconds per client command (TCG is slow)
@@ -266,8 +270,7 @@ round() {
 		# them unless RPCRDMA_STATS=0).
 		say "the server's counters, as an operator sees them"
 		echo "\$ rpcrdma-stat $spid"
-		if [ -x "$build/tools/rpcrdma-stat" ] &&
-			"$build/tools/rpcrdma-stat" "$spid" >"$work/stat" 2>&1; then
+		if [ -x "$stat" ] && "$stat" "$spid" >"$work/stat" 2>&1; then
 			sed 's/^/    /' "$work/stat"
 			if grep -q 'recv_msg [1-9]' "$work/stat"; then
 				ok "rpcrdma-stat: the server's messages counted"
@@ -284,7 +287,7 @@ round() {
 }
 
 echo "demo: kv example over ${KV_DEMO_NETIDS:-rdma tcp}, server $B, client $A"
-echo "demo: binaries from $build; $(uname -r); RDMA devices:" \
+echo "demo: $srv, $cli, $stat; $(uname -r); RDMA devices:" \
 	"$(ls /sys/class/infiniband 2>/dev/null | tr '\n' ' ')"
 head -c "$BIG" /dev/urandom >"$work/big" || exit 1
 start_rpcbind || exit 1
