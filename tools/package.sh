@@ -41,7 +41,9 @@ mkdir "$src"
 # tarball (no .git), every file but the build directories'.
 if git -C "$top" rev-parse --git-dir >/dev/null 2>&1; then
 	(cd "$top" && git ls-files -z -c -o --exclude-standard |
-		while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
+		while IFS= read -r -d '' f; do
+			if [ -e "$f" ]; then printf '%s\0' "$f"; fi
+		done |
 		tar --null -T - -cf -) | tar -C "$src" -xf -
 else
 	tar -C "$top" --exclude='./build*' --exclude=./.cache \

@@ -28,7 +28,7 @@ for p in librpcrdma0 librpcrdma-dev rpcrdma-tools; do
 done
 # Each program loads the installed library, not a build tree's (ldd may
 # name it by /lib or /usr/lib: Debian 12's /lib is /usr/lib).
-want=$(readlink -f "$libdir/librpcrdma.so.0") || die "$libdir/librpcrdma.so.0: not installed"
+want=$(readlink -e "$libdir/librpcrdma.so.0") || die "$libdir/librpcrdma.so.0: not installed"
 for b in "$pkg/kv_server" "$pkg/kv_client" /usr/sbin/nfs3d /usr/bin/nfs3c; do
 	l=$(ldd "$b" 2>&1 | sed -n 's/.*librpcrdma\.so[.0-9]* => \([^ ]*\) .*/\1/p')
 	[ -n "$l" ] || die "$b: no librpcrdma in ldd: $(ldd "$b" 2>&1 | head -n 5)"
