@@ -19,11 +19,13 @@
  * A peer can make posted work never complete (it stops answering, having
  * asked in its connection request for a retry count that rxe reads as
  * "forever"): with opts.stall_ms a timer in the endpoint's fd ticks while
- * work requests are posted and not completed (whole transfers or the
- * posted part of one still waiting for room), and a send queue that
- * completed nothing for stall_ms closes the connection. The timer is
- * armed by a post and disarmed only at a tick with nothing outstanding,
- * so it costs a system call per interval, not per work request.
+ * signaled work requests are posted and not completed (whole transfers or
+ * the posted part of one still waiting for room; an unsignaled Send alone,
+ * a reply without chunks, holds nothing of anyone's and arms nothing), and
+ * a send queue that completed nothing for stall_ms closes the connection.
+ * The timer is armed by a post and disarmed only at a tick with nothing
+ * signaled outstanding, so it costs a system call per interval, not per
+ * work request.
  */
 #include <errno.h>
 #include <sys/epoll.h>
@@ -234,7 +236,7 @@ void rpcrdma_ep_check_stall(struct rpcrdma_ep *ep)
 		goto out;		/* not expired */
 	/* Completions not reaped yet are progress too. */
 	ep_reap(ep);
-	if (ep->sq_seq == ep->sq_done ||
+	if (ep->sq_last_signaled <= ep->sq_done ||
 	    !__atomic_load_n(&ep->connected, __ATOMIC_ACQUIRE)) {
 		stall_disarm(ep);
 		goto out;
@@ -323,7 +325,23 @@ bool ep_arm(struct rpcrdma_ep *ep)
 	ep->comp_seen = ep->cm_seen = -1;
 	if (ibv_req_notify_cq(ep->cq, 0))
 		ep_down_why(ep, -EIO, RPCRDMA_CLOSE_INTERNAL);
+	ep->need_arm = false;
 	return ep_reap(ep) > 0;
+}
+
+bool rpcrdma_ep_rearm(struct rpcrdma_ep *ep)
+{
+	bool work;
+
+	pthread_mutex_lock(&ep->lock);
+	if (!ep->need_arm) {
+		pthread_mutex_unlock(&ep->lock);
+		return false;
+	}
+	ep_arm(ep);
+	work = ep->rxq_count || ep->xf_done;
+	pthread_mutex_unlock(&ep->lock);
+	return work;
 }
 
 /*
@@ -500,12 +518,37 @@ void rpcrdma_ep_unkick(struct rpcrdma_ep *ep)
  * system calls per xp_recv. Something readable after the look keeps the
  * fd readable, and the next poll comes back for it.
  */
+/* One look in this many asks epoll, whatever the completion channel says. */
+#define EP_LOOK_EVERY 16
+
 void rpcrdma_ep_look(struct rpcrdma_ep *ep)
 {
 	struct epoll_event ev[4];
 	int8_t comp = 0, cm = 0, kick = 0, stall = 0;
+	struct ibv_cq *cq;
+	void *ctx;
 	int n;
 
+	/* What woke the fd is nearly always the completion channel's one
+	 * event (ep_arm armed the CQ for one): taking it is the read
+	 * ep_arm would make anyway, so the look costs no system call of
+	 * its own. A CM event, kick or stall tick beside it keeps the fd
+	 * readable: poll() returns at once, and the next look, finding no
+	 * event, asks epoll. Every EP_LOOK_EVERY-th look asks epoll first,
+	 * so that a busy CQ cannot hide the others for long. */
+	pthread_mutex_lock(&ep->lock);
+	if (++ep->looks % EP_LOOK_EVERY &&
+	    ibv_get_cq_event(ep->comp_ch, &cq, &ctx) == 0) {
+		ibv_ack_cq_events(cq, 1);
+		ep->comp_seen = 0;	/* taken: ep_arm only re-arms */
+		ep->need_arm = true;	/* rpcrdma_ep_rearm before a poll */
+		ep->cm_seen = ep->listener ? -1 : 0;
+		ep->stall_seen = 0;
+		pthread_mutex_unlock(&ep->lock);
+		__atomic_store_n(&ep->kick_seen, 0, __ATOMIC_RELAXED);
+		return;
+	}
+	pthread_mutex_unlock(&ep->lock);
 	n = epoll_wait(ep->epfd, ev, 4, 0);
 	if (n < 0)
 		return;		/* unknown: everything is read */

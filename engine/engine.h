@@ -335,14 +335,23 @@ bool rpcrdma_ep_xfers_ready(struct rpcrdma_ep *ep);
  * back. */
 void rpcrdma_ep_kick(struct rpcrdma_ep *ep);
 void rpcrdma_ep_unkick(struct rpcrdma_ep *ep);
-/* Notes which of the endpoint's channels are readable (one system call),
- * so that the next unkick, stall check and poll read only those. */
+/* Notes which of the endpoint's channels are readable, so that the next
+ * unkick, stall check and poll read only those: takes the completion
+ * channel's event when there is one (one read, which ep_arm would make
+ * anyway), else, and every 16th time, asks epoll (one system call). */
 void rpcrdma_ep_look(struct rpcrdma_ep *ep);
+/* After rpcrdma_ep_look took the completion channel's event, the CQ is
+ * not armed until the next poll that finds nothing: a caller about to
+ * sleep on the fd calls this first. Arms the CQ if the look left it so;
+ * true when messages or finished transfers arrived meanwhile (handle
+ * them before sleeping). */
+bool rpcrdma_ep_rearm(struct rpcrdma_ep *ep);
 /* Client endpoints: makes a thread blocked in rpcrdma_ep_poll return 0
  * now (or its next call, if none is blocked), so that it can do work
  * another thread handed it. */
 void rpcrdma_ep_wake(struct rpcrdma_ep *ep);
-/* With opts.stall_ms: while work requests are posted and not completed,
+/* With opts.stall_ms: while signaled work requests are posted and not
+ * completed,
  * a timer in the endpoint's fd ticks every quarter of it; this consumes
  * a tick, reaps, and closes the connection (-ETIMEDOUT, counter
  * transfer_stalls) when the send queue completed nothing for stall_ms.

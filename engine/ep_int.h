@@ -89,6 +89,8 @@ struct rpcrdma_ep {
 	/* The same of the kick eventfd and the stall timer, as
 	 * rpcrdma_ep_look saw them, for the next unkick and stall check. */
 	int8_t kick_seen, stall_seen;
+	uint32_t looks;			/* rpcrdma_ep_look's, lock held */
+	bool need_arm;			/* the look took the CQ's event */
 	int down_err;			/* why it went down: -ENOTCONN, -EIO.. */
 	enum rpcrdma_close_why why;	/* our reason, if we closed it first */
 	int mr_count;			/* live rpcrdma_mr (for leak checks) */

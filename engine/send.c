@@ -82,7 +82,9 @@ static int ep_sq_post_n(struct rpcrdma_ep *ep, struct ibv_send_wr *const *wrs,
 			const bool *want, uint32_t n, uint32_t *posted)
 {
 	uint64_t last_signaled = ep->sq_last_signaled;
-	bool idle = ep->sq_seq == ep->sq_done;
+	/* Nothing to watch: no signaled WR outstanding (those after the
+	 * last signaled one are known done only through a later one). */
+	bool idle = ep->sq_last_signaled <= ep->sq_done;
 	struct ibv_send_wr *bad = NULL;
 	struct ep_sigpipe g;
 	uint32_t i, done = n;
@@ -135,8 +137,11 @@ static int ep_sq_post_n(struct rpcrdma_ep *ep, struct ibv_send_wr *const *wrs,
 				EP_MAX_RD_WINDOW] = wr->wr_id;
 	}
 	ep->sq_seq += done;
-	if (done && ep->stallfd >= 0) {
-		/* The deadline runs from the first WR on an idle queue. */
+	if (done && ep->stallfd >= 0 && ep->sq_last_signaled > ep->sq_done) {
+		/* The deadline runs from the first signaled WR on an idle
+		 * queue. Unsignaled WRs alone (a reply's Send) arm nothing:
+		 * no completion would say they are done, and nothing waits
+		 * on them. */
 		if (idle)
 			ep->sq_progress_ms = ep_now_ms();
 		ep_stall_arm(ep);

@@ -11,7 +11,10 @@
  * posts what fits, in order. A fully posted transfer (xf_post) is finished
  * when the send queue has completed past its last work request: RC
  * completes them in order, so one signaled WR at its end suffices (every
- * Read is signaled, to free the read window). Finished transfers wait on
+ * Read is signaled, to free the read window). A transfer that is only a
+ * Send (a reply without chunks) is finished once posted: its bytes were
+ * copied into the engine's send ring, and the Send is not signaled (the
+ * ring's own rule signals one now and then). Finished transfers wait on
  * xf_done for their owner. When the endpoint goes down, every transfer
  * finishes at once with its error; the local registrations are released
  * then (the QP is in error and touches no memory) or at teardown.
@@ -137,7 +140,13 @@ static int xf_post_some(struct rpcrdma_ep *ep, struct rpcrdma_xfer *x)
 
 		if (!ep_sq_free(ep, 1, true))
 			return 0;
-		ret = ep_tx_post(ep, x->send, x->send_cnt, x->inv_rkey, true);
+		/* Signaled only when Writes precede it: their end is the
+		 * transfer's, and their memory goes back then. A Send alone
+		 * was copied into the send ring (ep_tx_post), so nothing of
+		 * the owner's waits on its completion, which would only cost
+		 * the server a wake-up per reply (ep_xfer_progress). */
+		ret = ep_tx_post(ep, x->send, x->send_cnt, x->inv_rkey,
+				 x->len != 0);
 		if (ret)
 			return ret;
 		x->send_posted = true;
@@ -177,8 +186,9 @@ static void ep_xfer_progress(struct rpcrdma_ep *ep)
 			return;
 		}
 		x = xf_pop(&ep->xf_wait, &ep->xf_wait_tail);
-		/* Nothing posted at all (no data, no Send): done already. */
-		if (!x->last_seq || x->last_seq <= ep->sq_done)
+		/* Nothing posted at all (no data, no Send), or only a Send,
+		 * whose bytes the send ring holds: done already. */
+		if (!x->last_seq || x->last_seq <= ep->sq_done || !x->len)
 			xf_finish(ep, x, 0);
 		else
 			xf_append(&ep->xf_post, &ep->xf_post_tail, x);

@@ -106,8 +106,10 @@ static enum xprt_stat conn_stat(SVCXPRT *xprt)
 		bc_kill(c->bc);
 		return XPRT_DIED;
 	}
+	/* Before svc_run sleeps on the fd again, the CQ must be armed (the
+	 * look may have taken its event); what came meanwhile is work. */
 	if (c->ready || (c->free && rpcrdma_ep_rx_pending(c->ep)) ||
-	    rpcrdma_ep_xfers_ready(c->ep)) {
+	    rpcrdma_ep_xfers_ready(c->ep) || rpcrdma_ep_rearm(c->ep)) {
 		/* More right now; after a few rounds let the others in, and
 		 * make our fd readable so that poll() comes back to us. */
 		if (++c->rounds < SVC_ROUNDS)

@@ -4,7 +4,8 @@
  * "limits"): a peer whose RDMA Reads never complete (usual retries, and
  * retry count 7 against the stall deadline), one that revokes the read
  * chunk's memory, and one that stops reposting receives; with the
- * disconnect counter they wait on.
+ * disconnect counter they wait on. And one that does not: a connection
+ * idle after replies whose Sends no completion retired.
  */
 #define _GNU_SOURCE
 #include <check.h>
@@ -278,8 +279,45 @@ START_TEST(test_receives_not_reposted)
 }
 END_TEST
 
+/*
+ * A reply without chunks is a Send alone, posted unsignaled (the engine
+ * copied its bytes; nothing waits on its completion): a connection whose
+ * last replies were such Sends and that then idles for many stall
+ * deadlines is not a stalled one. The stall deadline watches signaled
+ * work only; were it to count the unsignaled Sends, which no completion
+ * ever retires while the connection idles, the server would close this
+ * healthy connection after stall_ms.
+ */
+START_TEST(test_idle_after_unsignaled_replies)
+{
+	struct rpcrdma_stats g0, g;
+	struct rpcrdma_opts o;
+	CLIENT *cl;
+	struct srv s;
+
+	rpcrdma_opts_default(&o);
+	o.stall_ms = 200;
+	srv_start_opts(&s, &o);
+	cl = clnt_by_netid(s.port);
+	rpcrdma_stats_global(&g0);
+	/* Fewer calls than one signaled WR in every run of them (the send
+	 * ring's and the queue's own rule): some replies stay unretired. */
+	for (int i = 0; i < 3; i++)
+		null_call(cl);
+	usleep(1500 * 1000);	/* 7.5 deadlines, 30 checks of the timer */
+	null_call(cl);
+	rpcrdma_stats_global(&g);
+	ck_assert_uint_eq(g.transfer_stalls, g0.transfer_stalls);
+	ck_assert_uint_eq(g.server_closes, g0.server_closes);
+	ck_assert_uint_eq(g.disconnects, g0.disconnects);
+	clnt_destroy(cl);
+	srv_stop(&s);
+}
+END_TEST
+
 void t_limits_add_stalls(TCase *tc)
 {
+	tcase_add_test(tc, test_idle_after_unsignaled_replies);
 	tcase_add_test(tc, test_reads_never_complete);
 	tcase_add_test(tc, test_reads_stall_deadline);
 	tcase_add_test(tc, test_read_chunk_revoked);
