@@ -339,7 +339,9 @@ bool rpcrdma_ep_rearm(struct rpcrdma_ep *ep)
 		return false;
 	}
 	ep_arm(ep);
-	work = ep->rxq_count || ep->xf_done;
+	/* Down too: the arm may have reaped the flushes (nothing else would
+	 * wake the fd for them) or a CM event; the caller finds it out. */
+	work = ep->rxq_count || ep->xf_done || !ep_is_up(ep);
 	pthread_mutex_unlock(&ep->lock);
 	return work;
 }
@@ -466,8 +468,8 @@ const char *rpcrdma_close_why_str(enum rpcrdma_close_why why)
 		       "a bad rkey, or memory it no longer exposes "
 		       "(closes_chunk_failed)";
 	case RPCRDMA_CLOSE_STALL:
-		return "its RDMA Reads, Writes or Sends completed nothing for "
-		       "RPCRDMA_STALL_MS (transfer_stalls)";
+		return "its RDMA Reads, Writes or signaled Sends completed "
+		       "nothing for RPCRDMA_STALL_MS (transfer_stalls)";
 	case RPCRDMA_CLOSE_BC:
 		return "every backward credit was held by callbacks that "
 		       "timed out (bc_abandoned_closes)";

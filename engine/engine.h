@@ -344,7 +344,7 @@ void rpcrdma_ep_look(struct rpcrdma_ep *ep);
  * not armed until the next poll that finds nothing: a caller about to
  * sleep on the fd calls this first. Arms the CQ if the look left it so;
  * true when messages or finished transfers arrived meanwhile (handle
- * them before sleeping). */
+ * them before sleeping), or when the endpoint is down. */
 bool rpcrdma_ep_rearm(struct rpcrdma_ep *ep);
 /* Client endpoints: makes a thread blocked in rpcrdma_ep_poll return 0
  * now (or its next call, if none is blocked), so that it can do work

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Call contexts of a connection (struct svc_call), from a message's
- * receive to the completion of its reply's Send: taken and given back
+ * receive until its reply is posted (a reply without chunks) or its
+ * Writes and Send completed: taken and given back
  * (call_get / call_put; an idle connection gives its large buffers
  * back), the end of the call being dispatched (conn_end_serving), the
  * RDMA_ERRORs a client sends us counted, and the connection's fatal

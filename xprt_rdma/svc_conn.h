@@ -38,8 +38,8 @@ struct svc_lsn {
 
 struct svc_conn;
 
-/* One call in progress on a connection, from its receive to the
- * completion of its reply's Send. */
+/* One call in progress on a connection, from its receive until its
+ * reply is posted (without chunks) or its Writes and Send completed. */
 enum call_state {
 	CALL_FREE,
 	CALL_READING,		/* its RDMA Reads are in flight */

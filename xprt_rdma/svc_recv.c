@@ -355,7 +355,8 @@ void conn_pump(struct svc_conn *c, int ms)
 		return;
 	}
 	if (!c->free) {
-		/* Only Sends not yet reaped hold the contexts. */
+		/* Only replies whose Writes are not yet reaped hold the
+		 * contexts. */
 		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
 		return;
 	}

@@ -49,8 +49,9 @@ struct rpcrdma_opts {
 	uint32_t max_conns;	/* server: connections at once (256); one
 				 * more is rejected (RDMA-CM REJECT) */
 	uint32_t stall_ms;	/* server: a connection whose RDMA Reads,
-				 * Writes or Sends make no progress for this
-				 * long is closed (15000; 0: never) */
+				 * Writes or signaled Sends make no progress
+				 * for this long is closed (15000; 0: never;
+				 * rpcrdma_opts_default(3) says which Sends) */
 	uint32_t ddp_threshold;	/* direct data placement (RFC 8166 section
 				 * 3.4, the generic rule of docs/design.md):
 				 * an opaque, bytes or string item of at
