@@ -236,8 +236,7 @@ void rpcrdma_ep_check_stall(struct rpcrdma_ep *ep)
 		goto out;		/* not expired */
 	/* Completions not reaped yet are progress too. */
 	ep_reap(ep);
-	if (ep->sq_last_signaled <= ep->sq_done ||
-	    !__atomic_load_n(&ep->connected, __ATOMIC_ACQUIRE)) {
+	if (!ep_sq_signaled_out(ep) || !ep_is_up(ep)) {
 		stall_disarm(ep);
 		goto out;
 	}
@@ -512,17 +511,18 @@ void rpcrdma_ep_unkick(struct rpcrdma_ep *ep)
 		return;	/* EAGAIN: was not readable */
 }
 
-/*
- * One epoll_wait of the endpoint's fd, not waiting, says which of its
- * channels are readable; the next ep_arm, rpcrdma_ep_unkick and
- * rpcrdma_ep_check_stall then read only those. svc_run's poll says only
- * that one of them is: trying each cost a failed read per channel, four
- * system calls per xp_recv. Something readable after the look keeps the
- * fd readable, and the next poll comes back for it.
- */
 /* One look in this many asks epoll, whatever the completion channel says. */
 #define EP_LOOK_EVERY 16
 
+/*
+ * svc_run's poll says only that one of the endpoint's channels is
+ * readable: trying each cost a failed read per channel, four system calls
+ * per xp_recv. The look says which, so that the next ep_arm,
+ * rpcrdma_ep_unkick and rpcrdma_ep_check_stall read only those: the
+ * completion channel's event taken, or one epoll_wait of the fd, not
+ * waiting. Something readable after the look keeps the fd readable, and
+ * the next poll comes back for it.
+ */
 void rpcrdma_ep_look(struct rpcrdma_ep *ep)
 {
 	struct epoll_event ev[4];

@@ -351,9 +351,8 @@ bool rpcrdma_ep_rearm(struct rpcrdma_ep *ep);
  * another thread handed it. */
 void rpcrdma_ep_wake(struct rpcrdma_ep *ep);
 /* With opts.stall_ms: while signaled work requests are posted and not
- * completed,
- * a timer in the endpoint's fd ticks every quarter of it; this consumes
- * a tick, reaps, and closes the connection (-ETIMEDOUT, counter
+ * completed, a timer in the endpoint's fd ticks every quarter of it; this
+ * consumes a tick, reaps, and closes the connection (-ETIMEDOUT, counter
  * transfer_stalls) when the send queue completed nothing for stall_ms.
  * Call before polling, whenever the fd was readable. */
 void rpcrdma_ep_check_stall(struct rpcrdma_ep *ep);

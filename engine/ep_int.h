@@ -288,6 +288,14 @@ static inline bool ep_is_up(const struct rpcrdma_ep *ep)
 	return __atomic_load_n(&ep->connected, __ATOMIC_ACQUIRE);
 }
 
+/* A signaled WR is posted and not completed. WRs after the last signaled
+ * one are known done only through a later one: the send ring's reclaim
+ * and the stall deadline wait on signaled work. Lock held. */
+static inline bool ep_sq_signaled_out(const struct rpcrdma_ep *ep)
+{
+	return ep->sq_last_signaled > ep->sq_done;
+}
+
 /* Called with ep->lock held. */
 static inline void ep_mark_down(struct rpcrdma_ep *ep, int err)
 {

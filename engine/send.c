@@ -82,9 +82,8 @@ static int ep_sq_post_n(struct rpcrdma_ep *ep, struct ibv_send_wr *const *wrs,
 			const bool *want, uint32_t n, uint32_t *posted)
 {
 	uint64_t last_signaled = ep->sq_last_signaled;
-	/* Nothing to watch: no signaled WR outstanding (those after the
-	 * last signaled one are known done only through a later one). */
-	bool idle = ep->sq_last_signaled <= ep->sq_done;
+	/* Nothing for the stall deadline to watch. */
+	bool idle = !ep_sq_signaled_out(ep);
 	struct ibv_send_wr *bad = NULL;
 	struct ep_sigpipe g;
 	uint32_t i, done = n;
@@ -137,7 +136,7 @@ static int ep_sq_post_n(struct rpcrdma_ep *ep, struct ibv_send_wr *const *wrs,
 				EP_MAX_RD_WINDOW] = wr->wr_id;
 	}
 	ep->sq_seq += done;
-	if (done && ep->stallfd >= 0 && ep->sq_last_signaled > ep->sq_done) {
+	if (done && ep->stallfd >= 0 && ep_sq_signaled_out(ep)) {
 		/* The deadline runs from the first signaled WR on an idle
 		 * queue. Unsignaled WRs alone (a reply's Send) arm nothing:
 		 * no completion would say they are done, and nothing waits
@@ -231,7 +230,7 @@ int ep_tx_post_after(struct rpcrdma_ep *ep, struct ibv_send_wr *pre,
 	wrs[npre] = &wr;
 	/* Signal too when the ring is half full, so buffers come back. */
 	want[npre] = signal || (ep->tx_count + 1 >= ep->ntx / 2 &&
-				ep->sq_last_signaled <= ep->sq_done);
+				!ep_sq_signaled_out(ep));
 	ret = ep_sq_post_n(ep, wrs, want, npre + 1, &posted);
 	if (pre_posted)
 		*pre_posted = posted < npre ? posted : npre;
