@@ -118,18 +118,35 @@ static void sort_reads(struct rpcrdma_read_segment *r, uint32_t n)
 	}
 }
 
-/* Copies count segments into the pool and adds their lengths to *total. */
-static inline void dec_segs(const uint8_t *p, struct rpcrdma_segment *s,
+/*
+ * A segment names length bytes of the sender's memory from offset: one
+ * whose end passes 2^64 names no memory at all. Refused here rather than
+ * left to fail as an RDMA operation, so that no arithmetic on the range
+ * downstream (the peer's, ours) ever sees it wrap.
+ */
+static inline bool seg_wraps(const struct rpcrdma_segment *s)
+{
+	return s->length && s->offset > UINT64_MAX - (s->length - 1);
+}
+
+/*
+ * Copies count segments into the pool and adds their lengths to *total.
+ * False when one of them wraps.
+ */
+static inline bool dec_segs(const uint8_t *p, struct rpcrdma_segment *s,
 			    uint32_t count, uint64_t *total)
 {
 	const struct rpcrdma_segment *end = s + count;
 	uint64_t sum = *total;
+	bool wraps = false;
 
 	for (; s < end; s++, p += RPCRDMA_SEGMENT_WIRE) {
 		get_seg(p, s);
 		sum += s->length;
+		wraps |= seg_wraps(s);
 	}
 	*total = sum;
+	return !wraps;
 }
 
 /*
@@ -196,6 +213,8 @@ static enum rpcrdma_hdr_err dec_chunks(const uint8_t *p, size_t *leftp,
 		prev = pos;
 		rs->position = pos;
 		get_seg(p + 8, &rs->seg);
+		if (unlikely(seg_wraps(&rs->seg)))
+			return RPCRDMA_HDR_ESEGWRAP;
 		total += rs->seg.length;
 		p += RPCRDMA_READ_SEG_WIRE;
 		left -= RPCRDMA_READ_SEG_WIRE;
@@ -227,7 +246,8 @@ static enum rpcrdma_hdr_err dec_chunks(const uint8_t *p, size_t *leftp,
 		c = &m->writes[n];
 		c->first = nsegs;
 		c->nsegs = count;
-		dec_segs(p + 8, &m->segs[nsegs], count, &total);
+		if (unlikely(!dec_segs(p + 8, &m->segs[nsegs], count, &total)))
+			return RPCRDMA_HDR_ESEGWRAP;
 		nsegs += count;
 		p += need;
 		left -= need;
@@ -252,7 +272,8 @@ static enum rpcrdma_hdr_err dec_chunks(const uint8_t *p, size_t *leftp,
 			return RPCRDMA_HDR_ETRUNC;
 		m->reply.first = nsegs;
 		m->reply.nsegs = count;
-		dec_segs(p + 8, &m->segs[nsegs], count, &total);
+		if (unlikely(!dec_segs(p + 8, &m->segs[nsegs], count, &total)))
+			return RPCRDMA_HDR_ESEGWRAP;
 		nsegs += count;
 		m->has_reply = true;
 		left -= need;
@@ -421,6 +442,7 @@ static const char *const hdr_errstr[RPCRDMA_HDR_NERR] = {
 	[RPCRDMA_HDR_ENOMSG] = ("RDMA_NOMSG without a position-zero read "
 				"chunk or reply chunk"),
 	[RPCRDMA_HDR_EERRCODE] = "unknown RDMA_ERROR code",
+	[RPCRDMA_HDR_ESEGWRAP] = "segment's offset + length passes 2^64",
 };
 
 const char *rpcrdma_hdr_strerror(enum rpcrdma_hdr_err err)

@@ -29,6 +29,7 @@ enum rpcrdma_hdr_err {
 	RPCRDMA_HDR_EPOSZERO,		/* position-zero read chunk without NOMSG */
 	RPCRDMA_HDR_ENOMSG,		/* NOMSG with neither pos-zero nor reply chunk */
 	RPCRDMA_HDR_EERRCODE,		/* RDMA_ERROR with an unknown code */
+	RPCRDMA_HDR_ESEGWRAP,		/* a segment's offset + length passes 2^64 */
 	RPCRDMA_HDR_NERR
 };
 

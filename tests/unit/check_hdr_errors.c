@@ -3,7 +3,7 @@
  * check_hdr's "decode_errors" TCase: crafted inputs, one per decoder
  * error (short, version, procedure, MSGP/DONE, truncation, booleans,
  * read/write/segment limits, empty chunks, chunk length, positions,
- * NOMSG, error codes), plus the strerror table and the default limits;
+ * NOMSG, error codes, segments that wrap), plus the strerror table and the default limits;
  * the word writers that craft them (struct wbuf, w32, whdr, ...) live
  * here only.
  */
@@ -549,6 +549,63 @@ START_TEST(test_err_errcode)
 }
 END_TEST
 
+/*
+ * A segment whose offset + length passes 2^64 names no memory: refused in
+ * the read list, a write chunk and the reply chunk alike; one whose last
+ * byte is the address space's last is valid.
+ */
+static void wseg_at(struct wbuf *w, uint32_t length, uint64_t off)
+{
+	w32(w, 0x1000);
+	w32(w, length);
+	w32(w, (uint32_t)(off >> 32));
+	w32(w, (uint32_t)off);
+}
+
+START_TEST(test_err_segwrap)
+{
+	const uint64_t top = UINT64_MAX - 4095;	/* 4096 bytes to the end */
+	struct wbuf w;
+
+	/* Read list: position 32, 4097 bytes from top. */
+	whdr(&w, 1, RPCRDMA_MSG);
+	w32(&w, 1);
+	w32(&w, 32);
+	wseg_at(&w, 4097, top);
+	w32(&w, 0);
+	w32(&w, 0);
+	w32(&w, 0);
+	ck_assert_int_eq(dec(&w, NULL), RPCRDMA_HDR_ESEGWRAP);
+	/* The same 4096 bytes: up to the last address, valid. */
+	w.n = 24;
+	wseg_at(&w, 4096, top);
+	w32(&w, 0);
+	w32(&w, 0);
+	w32(&w, 0);
+	ck_assert_int_eq(dec(&w, NULL), RPCRDMA_HDR_OK);
+	/* A write chunk's second segment. */
+	whdr(&w, 1, RPCRDMA_MSG);
+	w32(&w, 0);
+	w32(&w, 1);
+	w32(&w, 2);
+	wseg(&w, 8);
+	wseg_at(&w, 0xffffffffu, UINT64_MAX);
+	w32(&w, 0);
+	w32(&w, 0);
+	ck_assert_int_eq(dec(&w, NULL), RPCRDMA_HDR_ESEGWRAP);
+	/* The reply chunk. */
+	whdr(&w, 1, RPCRDMA_MSG);
+	w32(&w, 0);
+	w32(&w, 0);
+	w32(&w, 1);
+	w32(&w, 1);
+	wseg_at(&w, 2, UINT64_MAX);
+	ck_assert_int_eq(dec(&w, NULL), RPCRDMA_HDR_ESEGWRAP);
+	ck_assert_int_eq(rpcrdma_hdr_err_to_wire(RPCRDMA_HDR_ESEGWRAP),
+			 RPCRDMA_ERR_CHUNK);
+}
+END_TEST
+
 START_TEST(test_strerror)
 {
 	int i, j;
@@ -600,6 +657,7 @@ TCase *hdr_tc_decode_errors(void)
 	tcase_add_test(tc, test_err_pos);
 	tcase_add_test(tc, test_err_nomsg);
 	tcase_add_test(tc, test_err_errcode);
+	tcase_add_test(tc, test_err_segwrap);
 	tcase_add_test(tc, test_strerror);
 	tcase_add_test(tc, test_limits_default);
 	return tc;

@@ -332,6 +332,7 @@ int main(void)
 	t_svc_add_raw_headers(tc);
 	t_svc_add_ddp(tc);
 	t_svc_add_raw_chunks(tc);
+	t_svc_add_cve(tc);
 	tcase_add_test(tc, test_limits);
 	suite_add_tcase(su, tc);
 	why = rpcbind_start();
