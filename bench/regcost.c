@@ -9,9 +9,9 @@
  * repetitions adapted to the size and bounded by a time budget):
  *
  *   copy    memcpy of n bytes from a malloc'd, touched caller buffer into
- *           a buffer registered once (LOCAL_WRITE | MW_BIND, as a slot's
- *           call buffer is, engine/win.c)
- *   reg     ibv_reg_mr(the caller's n bytes, LOCAL_WRITE | REMOTE_READ)
+ *           a buffer registered once (MW_BIND, as a slot's
+ *           call buffer is, engine/reg.c)
+ *   reg     ibv_reg_mr(the caller's n bytes, REMOTE_READ)
  *           + ibv_dereg_mr: zero-copy exposing the MR's own rkey
  *   win     IBV_WR_BIND_MW of a type-2 window over n bytes of the
  *           pre-registered buffer + IBV_WR_LOCAL_INV, each awaited: what
@@ -261,8 +261,9 @@ static int run_op(struct bench *b, enum op op, size_t n)
 		__asm__ volatile("" ::: "memory");
 		return 0;
 	case OP_REG:
-		mr = ibv_reg_mr(b->pd, b->caller, n,
-				IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
+		/* As the library registers a zero-copy item: read by the
+		 * peer only, no local write (engine/reg.c). */
+		mr = ibv_reg_mr(b->pd, b->caller, n, IBV_ACCESS_REMOTE_READ);
 		if (!mr)
 			return fail("ibv_reg_mr(%zu): %s", n, strerror(errno));
 		if (ibv_dereg_mr(mr))
@@ -510,8 +511,7 @@ static int setup_buffers(struct bench *b)
 		return fail("malloc(%lu): out of memory", MAX_SIZE);
 	memset(b->caller, 0x5a, MAX_SIZE);	/* touched, as caller data is */
 	memset(b->slot, 0, MAX_SIZE);
-	b->slot_mr = ibv_reg_mr(b->pd, b->slot, MAX_SIZE,
-				IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
+	b->slot_mr = ibv_reg_mr(b->pd, b->slot, MAX_SIZE, IBV_ACCESS_MW_BIND);
 	if (!b->slot_mr)
 		return fail("ibv_reg_mr(slot): %s", strerror(errno));
 	if (!b->connected)

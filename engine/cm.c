@@ -319,6 +319,7 @@ int rpcrdma_listener_create(const struct sockaddr *addr,
 		goto out_free;
 	}
 	l->count->refs = 1;
+	pthread_mutex_init(&l->count->lock, NULL);
 	ret = cm_open(&l->ch, &l->id, l);
 	if (ret)
 		goto out_free;
@@ -390,6 +391,93 @@ static void id_reject(struct rdma_cm_id *id)
 	ep_sigpipe_release(&g);
 }
 
+/* The same host: the port is the client's choice and says nothing. */
+static bool same_host(const struct sockaddr *a, const struct sockaddr *b)
+{
+	if (a->sa_family != b->sa_family)
+		return false;
+	switch (a->sa_family) {
+	case AF_INET:
+		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+		       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+	case AF_INET6:
+		return memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
+			      &((const struct sockaddr_in6 *)b)->sin6_addr,
+			      sizeof(struct in6_addr)) == 0;
+	default:
+		return false;	/* AF_IB: not limited per source */
+	}
+}
+
+/*
+ * Whether the client's host already holds its share of the connections
+ * (opts.max_conns_per_source): one host must not take every slot of the
+ * listener (security review 21c8dd5, finding 6). Accepted connections
+ * not yet freed count, established or not.
+ */
+static bool source_full(struct rpcrdma_listener *l, const struct sockaddr *src)
+{
+	uint32_t max = l->opts.max_conns_per_source, n = 0;
+	struct ep_conn_count *cc = l->count;
+	struct rpcrdma_ep *ep;
+
+	if (!max || !src)
+		return false;
+	pthread_mutex_lock(&cc->lock);
+	for (ep = cc->eps; ep && n < max; ep = ep->cc_next)
+		n += same_host(src, (const struct sockaddr *)&ep->src);
+	pthread_mutex_unlock(&cc->lock);
+	return n >= max;
+}
+
+/* Puts an accepted endpoint on its listener's count. */
+static void conn_count_link(struct rpcrdma_listener *l, struct rpcrdma_ep *ep,
+			    const struct sockaddr *src)
+{
+	struct ep_conn_count *cc = l->count;
+
+	if (src)
+		memcpy(&ep->src, src, sockaddr_len(src));
+	ep->conn_count = cc;
+	__atomic_add_fetch(&cc->refs, 1, __ATOMIC_RELAXED);
+	pthread_mutex_lock(&cc->lock);
+	ep->cc_prev = NULL;
+	ep->cc_next = cc->eps;
+	if (cc->eps)
+		cc->eps->cc_prev = ep;
+	cc->eps = ep;
+	__atomic_add_fetch(&cc->live, 1, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&cc->lock);
+}
+
+/*
+ * Accepted connections whose handshake (the client's RTU) has not come
+ * within the listener's timeout are dropped when a new request wants a
+ * slot: a client that never completes one, or a forged REQ, would hold
+ * its slot for as long as the REQ's own CM timeouts say, and those are
+ * the sender's choice (security review 21c8dd5, finding 6). Destroying
+ * the id makes the kernel reject the handshake.
+ */
+static void pending_expire(struct rpcrdma_listener *l)
+{
+	uint64_t now = ep_now_ms(), limit = (uint64_t)opts_timeout(&l->opts);
+	struct rpcrdma_ep **pp = &l->pending;
+
+	while (*pp) {
+		struct rpcrdma_ep *ep = *pp;
+
+		if (now - ep->accepted_ms < limit) {
+			pp = &ep->next_pending;
+			continue;
+		}
+		*pp = ep->next_pending;
+		ep->next_pending = NULL;
+		RPCRDMA_STAT_ADD(NULL, handshakes_expired, 1);
+		ep_disconnect(ep);
+		ep_free(ep);
+	}
+}
+
 /*
  * CONNECT_REQUEST: build the endpoint on the new id (with the listener's
  * options), settle the thresholds from the client's Private Data and
@@ -400,6 +488,7 @@ static int listener_conn_req(struct rpcrdma_listener *l, struct rdma_cm_id *id,
 			     uint8_t ev_initiator_depth,
 			     uint8_t ev_responder_res)
 {
+	const struct sockaddr *src = rdma_get_peer_addr(id);
 	struct rdma_conn_param cp;
 	uint8_t pd[RPCRDMA_PVTDATA_LEN];
 	struct rpcrdma_pvtdata peer;
@@ -408,11 +497,13 @@ static int listener_conn_req(struct rpcrdma_listener *l, struct rdma_cm_id *id,
 	bool peer_sent;
 	int ret;
 
-	/* The connection limit counts accepted connections until they are
-	 * freed; one over it is rejected before anything is allocated. */
-	if (l->opts.max_conns &&
-	    __atomic_load_n(&l->count->live, __ATOMIC_ACQUIRE) >=
-		    l->opts.max_conns) {
+	/* The connection limits count accepted connections until they are
+	 * freed; one over either is rejected before anything is allocated. */
+	pending_expire(l);
+	if ((l->opts.max_conns &&
+	     __atomic_load_n(&l->count->live, __ATOMIC_ACQUIRE) >=
+		     l->opts.max_conns) ||
+	    source_full(l, src)) {
 		RPCRDMA_STAT_ADD(NULL, connections_refused, 1);
 		id_reject(id);
 		rdma_destroy_id(id);
@@ -426,9 +517,7 @@ static int listener_conn_req(struct rpcrdma_listener *l, struct rdma_cm_id *id,
 	}
 	ep->id = id;
 	id->context = ep;
-	ep->conn_count = l->count;
-	__atomic_add_fetch(&l->count->refs, 1, __ATOMIC_RELAXED);
-	__atomic_add_fetch(&l->count->live, 1, __ATOMIC_RELEASE);
+	conn_count_link(l, ep, src);
 	ep->cm_ch = rdma_create_event_channel();
 	if (!ep->cm_ch) {
 		ret = neg_errno(ENOMEM);
@@ -480,6 +569,7 @@ static int listener_conn_req(struct rpcrdma_listener *l, struct rdma_cm_id *id,
 	if (ret)
 		goto out_reject;
 	ep->listener = l;
+	ep->accepted_ms = ep_now_ms();
 	ep->next_pending = l->pending;
 	l->pending = ep;
 	return 0;

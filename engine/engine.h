@@ -44,6 +44,8 @@ struct rpcrdma_ep_opts {
 	bool remote_inv;	/* R bit to advertise */
 	int timeout_ms;		/* resolution and connection establishment */
 	uint32_t max_conns;	/* listener: connections at once, 0: no limit */
+	uint32_t max_conns_per_source; /* listener: of them from one host,
+				 * 0: no limit */
 	uint32_t stall_ms;	/* accepted: transfers' no-progress deadline
 				 * (0: none); see rpcrdma_ep_check_stall */
 	uint8_t retry_count;	/* transport retries we ask of the peer's QP
@@ -66,7 +68,10 @@ struct rpcrdma_rx {
 	void *priv;		/* engine's own */
 };
 
-/* Access an MR grants the peer (local access is always granted). */
+/* Access an MR grants the peer. Local read is always granted; local
+ * write with LOCAL (memory the adapter writes into) and REMOTE_WRITE
+ * only (verbs require it there, and a read-only buffer cannot be
+ * registered with it). */
 enum rpcrdma_access {
 	RPCRDMA_ACCESS_LOCAL = 0,
 	RPCRDMA_ACCESS_REMOTE_READ = 1,	/* read chunks */
@@ -205,34 +210,40 @@ void rpcrdma_ep_dereg_failed(struct rpcrdma_ep *ep);
 /* --- pinned memory (pin.c) --- */
 
 /*
- * What the process may pin: RLIMIT_MEMLOCK now, SIZE_MAX with no limit or
- * with CAP_IPC_LOCK. The engine counts the pages its registrations span
- * against it, as the kernel does; a registration that would pass it
- * fails with -EDQUOT: rpcrdma_ep_reg, rpcrdma_win_create, a transfer's
- * start and an endpoint's buffers at connect.
+ * What the process may pin: the lower of RLIMIT_MEMLOCK now (SIZE_MAX
+ * with no limit or with CAP_IPC_LOCK: rpcrdma_pin_rlimit) and the
+ * library's own cap (RPCRDMA_MAX_PINNED, default half the physical
+ * memory: rpcrdma_pin_cap). The engine counts the pages its
+ * registrations span against it, as the kernel does; a registration that
+ * would pass it fails with -EDQUOT: rpcrdma_ep_reg, rpcrdma_win_create, a
+ * transfer's start and an endpoint's buffers at connect.
  */
 size_t rpcrdma_pin_limit(void);
+size_t rpcrdma_pin_rlimit(void);
+size_t rpcrdma_pin_cap(void);
 
 /* --- memory windows (reg.c) --- */
 
 /*
  * A buffer exposed to the peer for one RPC at a time through a type-2
- * memory window: registered once (create) for local access and binding,
+ * memory window: registered once (create) for binding,
  * bound by rpcrdma_ep_send_bind together with the Send that names it,
  * revoked by the peer's Send With Invalidate (rpcrdma_win_invalidated,
  * when a received message's inv_rkey is rpcrdma_win_owns') or by
  * rpcrdma_win_invalidate_post and _wait, never both. Destroy before the
  * endpoint.
- * create: 0, -EOPNOTSUPP (no type-2 windows, or a provider and kernel
- * known to stall with them: rxe before Linux 6.12; opts.windows
- * overrides) or -errno.
+ * create: access is the most its binds will grant (REMOTE_READ, or
+ * REMOTE_WRITE, which lets binds grant either and registers the buffer
+ * for local write too, as verbs require); 0, -EINVAL, -EOPNOTSUPP (no
+ * type-2 windows, or a provider and kernel known to stall with them: rxe
+ * before Linux 6.12; opts.windows overrides) or -errno.
  */
 struct rpcrdma_win;
 /* Whether rpcrdma_win_create will make windows on ep's device (decided
  * at the first question, then kept). */
 bool rpcrdma_ep_windows(struct rpcrdma_ep *ep);
 int rpcrdma_win_create(struct rpcrdma_ep *ep, void *buf, size_t len,
-		       struct rpcrdma_win **out);
+		       enum rpcrdma_access access, struct rpcrdma_win **out);
 void rpcrdma_win_destroy(struct rpcrdma_win *w);
 /* The rkey the next bind will give the window (to put in the chunk). */
 uint32_t rpcrdma_win_next_rkey(const struct rpcrdma_win *w);
@@ -248,12 +259,14 @@ bool rpcrdma_win_covers(const struct rpcrdma_win *w, const void *buf,
 struct rpcrdma_bind {
 	struct rpcrdma_win *w;
 	size_t len;
-	enum rpcrdma_access access;	/* REMOTE_READ or REMOTE_WRITE */
+	enum rpcrdma_access access;	/* REMOTE_READ, or REMOTE_WRITE on
+					 * a window made for it */
 };
 #define RPCRDMA_MAX_BINDS	4u	/* reply, call, two zero-copy */
 /* Binds each window under its rpcrdma_win_next_rkey, then sends iov,
- * all posted in order. 0, -EINVAL (bound already, len too large),
- * -EMSGSIZE, -ETIMEDOUT (no send queue room), -ENOTCONN, -errno. */
+ * all posted in order. 0, -EINVAL (bound already, len too large, remote
+ * write on a window made for reads), -EMSGSIZE, -ETIMEDOUT (no send
+ * queue room), -ENOTCONN, -errno. */
 int rpcrdma_ep_send_bind(struct rpcrdma_ep *ep, const struct iovec *iov,
 			 int iovcnt, const struct rpcrdma_bind *b,
 			 uint32_t nb);

@@ -37,8 +37,27 @@
 /* Drops one reference to a listener's connection count. */
 void conn_count_put(struct ep_conn_count *cc)
 {
-	if (cc && __atomic_sub_fetch(&cc->refs, 1, __ATOMIC_ACQ_REL) == 0)
+	if (cc && __atomic_sub_fetch(&cc->refs, 1, __ATOMIC_ACQ_REL) == 0) {
+		pthread_mutex_destroy(&cc->lock);
 		free(cc);
+	}
+}
+
+/* Takes an accepted endpoint off its listener's list (any thread). */
+static void conn_count_unlink(struct rpcrdma_ep *ep)
+{
+	struct ep_conn_count *cc = ep->conn_count;
+
+	pthread_mutex_lock(&cc->lock);
+	if (ep->cc_prev)
+		ep->cc_prev->cc_next = ep->cc_next;
+	else if (cc->eps == ep)
+		cc->eps = ep->cc_next;
+	if (ep->cc_next)
+		ep->cc_next->cc_prev = ep->cc_prev;
+	ep->cc_next = ep->cc_prev = NULL;
+	__atomic_sub_fetch(&cc->live, 1, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&cc->lock);
 }
 
 int set_nonblock(int fd)
@@ -189,7 +208,7 @@ void ep_free(struct rpcrdma_ep *ep)
 	struct ep_sigpipe g;
 
 	if (ep->conn_count) {
-		__atomic_sub_fetch(&ep->conn_count->live, 1, __ATOMIC_RELEASE);
+		conn_count_unlink(ep);
 		conn_count_put(ep->conn_count);
 	}
 	ep_xfer_release(ep);

@@ -144,6 +144,12 @@ struct rpcrdma_ep {
 	/* Listener bookkeeping for not yet established connections. */
 	struct rpcrdma_listener *listener;
 	struct rpcrdma_ep *next_pending;
+	uint64_t accepted_ms;		/* when rdma_accept answered its REQ */
+
+	/* An accepted endpoint on its listener's count (conn_count->lock):
+	 * the client's address, for the per-source limit. */
+	struct rpcrdma_ep *cc_next, *cc_prev;
+	struct sockaddr_storage src;
 };
 
 /* A listener's count of its connections, shared with the endpoints it
@@ -151,6 +157,8 @@ struct rpcrdma_ep {
 struct ep_conn_count {
 	uint32_t refs;			/* atomic */
 	uint32_t live;			/* atomic */
+	pthread_mutex_t lock;		/* the list below */
+	struct rpcrdma_ep *eps;		/* accepted and not yet freed */
 };
 
 struct rpcrdma_mr {

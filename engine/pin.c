@@ -13,9 +13,20 @@
  * the library's own: other users of verbs in the process pin outside it,
  * so the kernel may still refuse first; that ENOMEM is read the same way
  * where a limit applies.
+ *
+ * Where RLIMIT_MEMLOCK is no bound (a server run as root, CAP_IPC_LOCK),
+ * the library caps what it pins itself: RPCRDMA_MAX_PINNED bytes (K, M or
+ * G suffix), by default half the physical memory. Peers decide how much
+ * a server registers (their chunks, their replies' sizes); without a cap
+ * many of them could pin the machine's memory (security review 21c8dd5,
+ * finding 5; the Linux server's 2026 MR-exhaustion fix). Over the cap a
+ * server answers ERR_CHUNK and keeps the connection, a client's call
+ * waits for pinned memory or fails, as under RLIMIT_MEMLOCK.
  */
+#define _GNU_SOURCE	/* secure_getenv */
 #include <errno.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <unistd.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -24,6 +35,50 @@
 
 static size_t pin_used;		/* bytes, page-rounded; atomic */
 static size_t pin_limit;	/* 0: not read yet; SIZE_MAX: none */
+static size_t pin_cap;		/* 0: not read yet */
+
+/* "123", "64K", "512M", "2G": bytes; 0 when it is not one. */
+static size_t parse_size(const char *s)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return 0;
+	switch (*end) {
+	case 'G': case 'g': v = v > (ULLONG_MAX >> 30) ? 0 : v << 30; end++; break;
+	case 'M': case 'm': v = v > (ULLONG_MAX >> 20) ? 0 : v << 20; end++; break;
+	case 'K': case 'k': v = v > (ULLONG_MAX >> 10) ? 0 : v << 10; end++; break;
+	default: break;
+	}
+	if (*end || v >= SIZE_MAX)
+		return 0;
+	return (size_t)v;
+}
+
+size_t rpcrdma_pin_cap(void)
+{
+	size_t v = __atomic_load_n(&pin_cap, __ATOMIC_RELAXED);
+	const char *s;
+	long pages, pg;
+
+	if (v)
+		return v;
+	s = secure_getenv("RPCRDMA_MAX_PINNED");
+	v = s ? parse_size(s) : 0;
+	if (!v) {
+		pages = sysconf(_SC_PHYS_PAGES);
+		pg = sysconf(_SC_PAGESIZE);
+		v = pages > 0 && pg > 0 &&
+				    (size_t)pages <= SIZE_MAX / 2 / (size_t)pg ?
+			    (size_t)pages * (size_t)pg / 2 :
+			    SIZE_MAX - 1;
+	}
+	__atomic_store_n(&pin_cap, v, __ATOMIC_RELAXED);
+	return v;
+}
 
 static bool has_ipc_lock(void)
 {
@@ -36,15 +91,25 @@ static bool has_ipc_lock(void)
 	return (d[CAP_IPC_LOCK / 32].effective >> (CAP_IPC_LOCK % 32)) & 1u;
 }
 
-/* The limit as it is now (setrlimit may move it while we run). */
-static size_t pin_limit_read(void)
+/* RLIMIT_MEMLOCK as it is now (setrlimit may move it while we run);
+ * SIZE_MAX when it does not apply. */
+size_t rpcrdma_pin_rlimit(void)
 {
 	struct rlimit rl;
-	size_t v = SIZE_MAX;
 
 	if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
 	    !has_ipc_lock())
-		v = rl.rlim_cur < SIZE_MAX ? (size_t)rl.rlim_cur : SIZE_MAX - 1;
+		return rl.rlim_cur < SIZE_MAX ? (size_t)rl.rlim_cur : SIZE_MAX - 1;
+	return SIZE_MAX;
+}
+
+/* The limit as it is now: the lower of the two. */
+static size_t pin_limit_read(void)
+{
+	size_t v = rpcrdma_pin_rlimit(), cap = rpcrdma_pin_cap();
+
+	if (cap < v)
+		v = cap;
 	__atomic_store_n(&pin_limit, v, __ATOMIC_RELAXED);
 	return v;
 }
@@ -117,7 +182,7 @@ struct ibv_mr *ep_mr_reg(struct ibv_pd *pd, void *addr, size_t len,
 		pin_uncharge(n);
 		/* The kernel's own count met the limit (pages pinned
 		 * outside the library, or a limit lowered meanwhile). */
-		if (rc == ENOMEM && rpcrdma_pin_limit() != SIZE_MAX)
+		if (rc == ENOMEM && rpcrdma_pin_rlimit() != SIZE_MAX)
 			rc = EDQUOT;
 		*err = -rc;
 		return NULL;

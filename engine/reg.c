@@ -8,13 +8,16 @@
  * Memory exposed for one RPC through a type-2 memory window (engine.h,
  * struct rpcrdma_win).
  *
- * A window's buffer is registered once per connection with local access
- * and the right to bind windows, never remote access of its own. A call
- * binds the window over the part of the buffer its chunk names, by a work
- * request chained before the Send that carries the chunk (rxe refuses
- * ibv_bind_mw on type-2 windows), and the window is revoked when the RPC
- * ends: by the responder's Send With Invalidate naming its rkey (RFC 8797
- * section 4.1), or by a local invalidation whose completion is awaited.
+ * A window's buffer is registered once per connection with the right to
+ * bind windows, never remote access of its own, and local write only
+ * when its windows will be bound for remote write (rpcrdma_win_create's
+ * access: verbs refuse to bind a remote-write window on an MR without
+ * local write). A call binds the window over the part of the buffer its
+ * chunk names, by a work request chained before the Send that carries
+ * the chunk (rxe refuses ibv_bind_mw on type-2 windows), and the window
+ * is revoked when the RPC ends: by the responder's Send With Invalidate
+ * naming its rkey (RFC 8797 section 4.1), or by a local invalidation
+ * whose completion is awaited.
  * Never both: rxe crashes on a second invalidation of one window
  * (docs/security.md). rxe leaves mw->rkey at the old key after a bind:
  * the engine stores the new one itself. One buffer per window, because
@@ -76,18 +79,28 @@ struct rpcrdma_win {
 	struct ibv_mw *mw;
 	uint8_t *buf;
 	size_t len;
+	enum rpcrdma_access access;	/* the most a bind may grant */
 	bool bound;
 	uint64_t inv_seq;	/* its LOCAL_INV's WR, once posted */
 };
 
 int rpcrdma_win_create(struct rpcrdma_ep *ep, void *buf, size_t len,
-		       struct rpcrdma_win **out)
+		       enum rpcrdma_access access, struct rpcrdma_win **out)
 {
 	struct rpcrdma_win *w;
-	int err;
+	int flags = IBV_ACCESS_MW_BIND, err;
 
-	if (!ep || !buf || !len || !out)
+	if (!ep || !buf || !len || !out ||
+	    (access != RPCRDMA_ACCESS_REMOTE_READ &&
+	     access != RPCRDMA_ACCESS_REMOTE_WRITE))
 		return -EINVAL;
+	/* Local write only under windows the peer writes through (verbs:
+	 * binding remote write needs an MR with local write, remote read
+	 * needs none). The kernel still pins an MR with MW_BIND for
+	 * writing (ib_access_writable): read-only pages cannot go through
+	 * a window, and the caller copies them. */
+	if (access == RPCRDMA_ACCESS_REMOTE_WRITE)
+		flags |= IBV_ACCESS_LOCAL_WRITE;
 	*out = NULL;
 	if (!rpcrdma_ep_windows(ep))
 		return -EOPNOTSUPP;
@@ -99,8 +112,7 @@ int rpcrdma_win_create(struct rpcrdma_ep *ep, void *buf, size_t len,
 		err = errno > 0 ? errno : EOPNOTSUPP;
 		goto out_free;
 	}
-	w->mr = ep_mr_reg(ep->pd, buf, len,
-			  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND, &err);
+	w->mr = ep_mr_reg(ep->pd, buf, len, flags, &err);
 	if (!w->mr) {
 		err = -err;
 		ibv_dealloc_mw(w->mw);
@@ -109,6 +121,7 @@ int rpcrdma_win_create(struct rpcrdma_ep *ep, void *buf, size_t len,
 	w->ep = ep;
 	w->buf = buf;
 	w->len = len;
+	w->access = access;
 	__atomic_add_fetch(&ep->mr_count, 1, __ATOMIC_RELAXED);
 	*out = w;
 	return 0;
@@ -177,7 +190,7 @@ int rpcrdma_ep_send_bind(struct rpcrdma_ep *ep, const struct iovec *iov,
 		if (!w || w->ep != ep || w->bound || !b[j].len ||
 		    b[j].len > w->len ||
 		    (b[j].access != RPCRDMA_ACCESS_REMOTE_READ &&
-		     b[j].access != RPCRDMA_ACCESS_REMOTE_WRITE) ||
+		     b[j].access != w->access) ||
 		    (j && w == b[0].w))
 			return -EINVAL;
 	}
@@ -283,20 +296,27 @@ int rpcrdma_ep_reg(struct rpcrdma_ep *ep, void *addr, size_t len,
 		   enum rpcrdma_access access, struct rpcrdma_mr **out)
 {
 	struct rpcrdma_mr *m;
-	int flags = IBV_ACCESS_LOCAL_WRITE, ret;
+	int flags, ret;
 
 	if (!ep || !out || !addr || !len)
 		return -EINVAL;
 	*out = NULL;
 	switch (access) {
 	case RPCRDMA_ACCESS_LOCAL:
+		/* Memory the adapter writes into (a receive, an RDMA Read
+		 * sink). */
+		flags = IBV_ACCESS_LOCAL_WRITE;
 		break;
 	case RPCRDMA_ACCESS_REMOTE_READ:
-		flags |= IBV_ACCESS_REMOTE_READ;
+		/* Read by the peer, never written: verbs want local write
+		 * only with remote write or atomics. Without it the kernel
+		 * does not pin the pages for writing, so read-only memory
+		 * (a PROT_READ mapping of a file) can be registered. */
+		flags = IBV_ACCESS_REMOTE_READ;
 		break;
 	case RPCRDMA_ACCESS_REMOTE_WRITE:
 		/* Remote write requires local write (verbs rule). */
-		flags |= IBV_ACCESS_REMOTE_WRITE;
+		flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
 		break;
 	default:
 		return -EINVAL;

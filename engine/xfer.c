@@ -50,10 +50,32 @@ static struct rpcrdma_xfer *xf_pop(struct rpcrdma_xfer **head,
 	return x;
 }
 
+/*
+ * A transfer's registration would not go: on iWARP a Read sink's keeps
+ * the STag its Read Requests carried, remote write (ep_sink_access), over
+ * memory that goes back to its owner. As reg.c's rpcrdma_ep_dereg_failed,
+ * but with the lock held (which that takes): the QP to error first, so
+ * that nothing reaches the memory through it, then the connection closes
+ * (dereg_failures counts it; the registration is leaked with its PD).
+ */
+static void xf_dereg_failed(struct rpcrdma_ep *ep)
+{
+	RPCRDMA_STAT_ADD(ep, dereg_failures, 1);
+	ep_note_why(ep, RPCRDMA_CLOSE_DEREG);
+	if (ep->qp)
+		ep_qp_to_error(ep->qp);
+	ep_mark_down(ep, -EIO);
+	if (ep->id)
+		ep_disconnect(ep);
+}
+
+/* Lock held. A failed deregistration marks the endpoint down: the
+ * caller's ep_xfer_progress then fails what remains. */
 static void xf_finish(struct rpcrdma_ep *ep, struct rpcrdma_xfer *x, int st)
 {
 	if (x->mr) {
-		ep_mr_dereg(x->mr);
+		if (ep_mr_dereg(x->mr))
+			xf_dereg_failed(ep);
 		x->mr = NULL;
 	}
 	x->status = st;
@@ -173,7 +195,7 @@ static void ep_xfer_progress(struct rpcrdma_ep *ep)
 	}
 	while (ep->xf_post && ep->xf_post->last_seq <= ep->sq_done)
 		xf_finish(ep, xf_pop(&ep->xf_post, &ep->xf_post_tail), 0);
-	while (ep->xf_wait) {
+	while (ep->xf_wait && ep_is_up(ep)) {
 		ret = xf_post_some(ep, ep->xf_wait);
 		if (ret == 0)
 			break;
@@ -193,6 +215,10 @@ static void ep_xfer_progress(struct rpcrdma_ep *ep)
 		else
 			xf_append(&ep->xf_post, &ep->xf_post_tail, x);
 	}
+	/* A registration that would not go closed the connection
+	 * (xf_finish): the rest fails with it. */
+	if (!ep_is_up(ep))
+		ep_xfer_progress(ep);
 }
 
 int rpcrdma_ep_xfer_start(struct rpcrdma_ep *ep, struct rpcrdma_xfer *x)

@@ -60,6 +60,7 @@ static const struct counter {
 	C(memlock_waits, 0), C(memlock_refusals, 0),
 	C(server_closes, 0), C(closes_chunk_failed, 0), C(closes_internal, 0),
 	C(closes_protocol, 0), C(closes_unreachable, 0),
+	C(handshakes_expired, 0),
 };
 #define NCOUNTERS (sizeof(counters) / sizeof(counters[0]))
 _Static_assert(NCOUNTERS == sizeof(struct rpcrdma_stats) / sizeof(uint64_t),

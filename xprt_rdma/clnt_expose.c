@@ -235,10 +235,11 @@ void ct_abandon(struct ct *ct, struct ct_slot *s)
  * grew: 1 when it is free to bind, 0 when the chunk must be registered
  * for the call instead (no type-2 windows, or a window still bound after
  * a failure, which a reset will clear), -EDQUOT when making it would pass
- * the locked-memory limit (ct_pin_wait; windows stay in use).
+ * the locked-memory limit (ct_pin_wait; windows stay in use). access: how
+ * it will be bound (the reply's REMOTE_WRITE, the call's REMOTE_READ).
  */
 int ct_window(struct ct *ct, struct rpcrdma_ep *ep, struct rpcrdma_win **wp,
-	      void *buf, size_t len, size_t cap)
+	      void *buf, size_t len, size_t cap, enum rpcrdma_access access)
 {
 	bool off;
 	int rc;
@@ -257,7 +258,7 @@ int ct_window(struct ct *ct, struct rpcrdma_ep *ep, struct rpcrdma_win **wp,
 		*wp = NULL;
 	}
 	if (!*wp) {
-		rc = rpcrdma_win_create(ep, buf, cap, wp);
+		rc = rpcrdma_win_create(ep, buf, cap, access, wp);
 		if (rc == -EDQUOT)
 			return rc;
 		if (rc) {
@@ -367,10 +368,13 @@ int ct_pin_wait(struct ct *ct, struct ct_slot *s, const struct timespec *dl)
  * item the encoder left in the caller's memory is exposed from there for
  * this call, through a window over a registration of it where windows
  * are used (the responder may revoke a window remotely), else through
- * the registration itself, REMOTE_READ only. What cannot go so (a Long
+ * the registration itself, REMOTE_READ only: neither asks local write,
+ * so read-only pages register without a window (an MR that binds windows
+ * is still pinned for writing by the kernel). What cannot go so (a Long
  * Call, an item the plan keeps inline, a third one, a registration
- * refused: read-only pages, say) is copied in after all. zc[c] for plan
- * chunk c: 1 + its index in s->zc_*, or 0 (the call's buffer).
+ * refused: read-only pages under windows, say) is copied in after all.
+ * zc[c] for plan chunk c: 1 + its index in s->zc_*, or 0 (the call's
+ * buffer).
  */
 void ct_zc_expose(struct ct *ct, struct rpcrdma_ep *ep,
 			 struct ct_slot *s,
@@ -399,8 +403,9 @@ void ct_zc_expose(struct ct *ct, struct rpcrdma_ep *ep,
 				break;
 		if (chunked && c < plan->nchunks && k < CT_ZC_MAX) {
 			if (wins)
-				rc = rpcrdma_win_create(ep, ext, len,
-							&s->zc_win[k]);
+				rc = rpcrdma_win_create(
+				    ep, ext, len, RPCRDMA_ACCESS_REMOTE_READ,
+				    &s->zc_win[k]);
 			else if (!rpcrdma_ep_inline(ep)->remote_inv_in)
 				rc = rpcrdma_ep_reg(ep, ext, len,
 						    RPCRDMA_ACCESS_REMOTE_READ,

@@ -290,14 +290,15 @@ int ct_expose_windows(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
 	mm->use_cwin = false;
 	if (mm->expose) {
 		rc = ct_window(ct, ep, &s->win, s->reply_buf, s->reply_cap,
-			       s->reply_cap);
+			       s->reply_cap, RPCRDMA_ACCESS_REMOTE_WRITE);
 		if (rc < 0)
 			return rc;
 		mm->use_win = rc;
 	}
 	if (mm->ncopied) {
 		rc = ct_window(ct, ep, &s->call_win, mm->rpc, mm->call_len,
-			       rpcrdma_xdrgrow_cap(&s->xdr));
+			       rpcrdma_xdrgrow_cap(&s->xdr),
+			       RPCRDMA_ACCESS_REMOTE_READ);
 		if (rc < 0)
 			return rc;
 		mm->use_cwin = rc;

@@ -18,6 +18,9 @@
  * and 3 fds per connection with the default credits and thresholds: 256
  * connections pin 96 MiB. */
 #define OPTS_DEFAULT_MAX_CONNS	256u
+/* A quarter: one host cannot shut every other out (security review
+ * 21c8dd5, finding 6), and NFS clients with nconnect 16 fit four times. */
+#define OPTS_DEFAULT_MAX_CONNS_PER_SOURCE	64u
 /* Our own retries (ACK timeout, retry count 6) fail a dead peer's work
  * requests in about 7.5 s; the deadline is the backstop for a peer that
  * asked for more (its REQ's retry count binds our QP, and rxe reads 7 as
@@ -56,6 +59,7 @@ void rpcrdma_opts_default(struct rpcrdma_opts *o)
 	o->remote_inv = true;
 	o->timeout_ms = OPTS_DEFAULT_TIMEOUT_MS;
 	o->max_conns = OPTS_DEFAULT_MAX_CONNS;
+	o->max_conns_per_source = OPTS_DEFAULT_MAX_CONNS_PER_SOURCE;
 	o->stall_ms = OPTS_DEFAULT_STALL_MS;
 	o->ddp_threshold = RPCRDMA_DDP_THRESHOLD;
 	o->poll_us = RPCRDMA_POLL_AUTO;
@@ -104,6 +108,9 @@ void rpcrdma_opts_from_env(struct rpcrdma_opts *o)
 	o->no_pvtdata = env_ulong("RPCRDMA_NO_PVTDATA", 0, 1, 0) != 0;
 	o->max_conns = (uint32_t)env_ulong("RPCRDMA_MAX_CONNS", 1, 1u << 20,
 					   o->max_conns);
+	o->max_conns_per_source =
+		(uint32_t)env_ulong("RPCRDMA_MAX_CONNS_PER_SOURCE", 0, 1u << 20,
+				    o->max_conns_per_source);
 	o->stall_ms = (uint32_t)env_ulong("RPCRDMA_STALL_MS", 0, 3600000,
 					  o->stall_ms);
 	o->ddp_threshold = (uint32_t)env_ulong("RPCRDMA_DDP_THRESHOLD", 0,
@@ -143,6 +150,7 @@ int rpcrdma_opts_to_ep(const struct rpcrdma_opts *o, struct rpcrdma_ep_opts *eo)
 	eo->remote_inv = o->remote_inv;
 	eo->timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : OPTS_DEFAULT_TIMEOUT_MS;
 	eo->max_conns = o->max_conns;
+	eo->max_conns_per_source = o->max_conns_per_source;
 	eo->stall_ms = o->stall_ms;
 	/* Auto is the client's to work out, call by call (clnt_reply.c). */
 	eo->poll_us = o->poll_us == RPCRDMA_POLL_AUTO ? 0 :

@@ -77,6 +77,9 @@ struct rpcrdma_opts {
 				 * RPCRDMA_POLL_AUTO, polls about two round
 				 * trips as observed, when they are short
 				 * (RPCRDMA_POLL_AUTO_MAX_US at most) */
+	uint32_t max_conns_per_source; /* server: of max_conns, how many
+				 * one client host may hold (64; 0: no
+				 * limit); one more is rejected */
 };
 #define RPCRDMA_POLL_AUTO	0xffffffffu
 #define RPCRDMA_POLL_AUTO_MAX_US 1000u

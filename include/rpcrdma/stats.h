@@ -40,7 +40,8 @@ struct rpcrdma_stats {
 	uint64_t credits_grant_min, credits_grant_max;
 	uint64_t credit_overruns;	/* clients disconnected for sending
 					 * more calls than granted */
-	uint64_t connections_refused;	/* over the connection limit */
+	uint64_t connections_refused;	/* over a connection limit (all, or
+					 * from one host) */
 	uint64_t send_failures;		/* replies or RDMA_ERRORs that could
 					 * not be sent: connection closed */
 	uint64_t xid_mismatches;	/* rdma_xid != RPC XID: ERR_CHUNK */
@@ -114,6 +115,10 @@ struct rpcrdma_stats {
 	 * RDMA Write With Immediate), or stopped answering (the transport's
 	 * retries ran out). */
 	uint64_t closes_protocol, closes_unreachable;
+	/* Listener: accepted connections whose client did not complete the
+	 * handshake within the listener's timeout_ms, dropped when a new
+	 * request wanted their slot (each was counted in no other way). */
+	uint64_t handshakes_expired;
 };
 
 /* Process-wide totals since start (all connections, both sides). */

@@ -2,7 +2,8 @@
 /* What the process may pin (engine/pin.c) and the default max_msg that
  * follows from it (xprt_rdma/opts.c): each test runs in a child of its
  * own (check's fork mode), which drops CAP_IPC_LOCK, as an ordinary user
- * has none, and sets RLIMIT_MEMLOCK. */
+ * has none, and sets RLIMIT_MEMLOCK; or keeps it and meets the library's
+ * own cap (RPCRDMA_MAX_PINNED), read once per process. */
 #include <check.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -87,13 +88,50 @@ START_TEST(test_scaling)
 }
 END_TEST
 
-/* With CAP_IPC_LOCK (root) the limit does not apply: the usual default. */
+/* Half the physical memory: the library's cap by default. */
+static size_t half_ram(void)
+{
+	return (size_t)sysconf(_SC_PHYS_PAGES) * (size_t)sysconf(_SC_PAGESIZE) /
+	       2;
+}
+
+/* With CAP_IPC_LOCK (root) RLIMIT_MEMLOCK does not apply: the library's
+ * own cap does, half the physical memory, and the usual default. */
 START_TEST(test_capability)
 {
 	if (geteuid() != 0 || !set_memlock(8 * MIB))
 		return; /* no capability to hold, or a lower hard limit */
-	ck_assert_uint_eq(rpcrdma_pin_limit(), SIZE_MAX);
+	unsetenv("RPCRDMA_MAX_PINNED");
+	ck_assert_uint_eq(rpcrdma_pin_rlimit(), SIZE_MAX);
+	ck_assert_uint_eq(rpcrdma_pin_cap(), half_ram());
+	ck_assert_uint_eq(rpcrdma_pin_limit(), half_ram());
 	ck_assert_uint_eq(default_max_msg(), 16 * MIB + 64 * KIB);
+}
+END_TEST
+
+/* RPCRDMA_MAX_PINNED sets the cap (K, M, G suffixes): as root, 3 MiB is
+ * the limit and max_msg follows it (256 KiB, within an eighth). */
+START_TEST(test_cap_env)
+{
+	if (geteuid() != 0)
+		return;
+	setenv("RPCRDMA_MAX_PINNED", "3M", 1);
+	ck_assert_uint_eq(rpcrdma_pin_cap(), 3 * MIB);
+	ck_assert_uint_eq(rpcrdma_pin_limit(), 3 * MIB);
+	ck_assert_uint_eq(default_max_msg(), 256 * KIB);
+}
+END_TEST
+
+/* Under both, the lower one binds; a value that is not a size is the
+ * default. */
+START_TEST(test_cap_and_rlimit)
+{
+	drop_ipc_lock();
+	if (!set_memlock(8 * MIB))
+		return;
+	setenv("RPCRDMA_MAX_PINNED", "12Q", 1);
+	ck_assert_uint_eq(rpcrdma_pin_cap(), half_ram());
+	ck_assert_uint_eq(rpcrdma_pin_limit(), 8 * MIB);
 }
 END_TEST
 
@@ -125,6 +163,8 @@ int main(void)
 	tcase_add_test(tc, test_debian_user);
 	tcase_add_test(tc, test_scaling);
 	tcase_add_test(tc, test_capability);
+	tcase_add_test(tc, test_cap_env);
+	tcase_add_test(tc, test_cap_and_rlimit);
 	tcase_add_test(tc, test_env_overrides);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

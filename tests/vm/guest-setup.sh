@@ -14,6 +14,11 @@ export HOME=/root LC_ALL=C
 
 A=$RPCRDMA_ADDR_A
 B=$RPCRDMA_ADDR_B
+# A second client address on A's side (v0), for tests that need a second
+# client host (t_limits' per-source connection limit): A's last byte +
+# 100.
+C=${A%.*}.$(( ${A##*.} + 100 ))
+export RPCRDMA_ADDR_C=$C
 # The soft RDMA provider under test (RPCRDMA_PROVIDER): rxe (Soft-RoCE,
 # the default) or siw (software iWARP, RDMA over the kernel's TCP). Its
 # two devices, on v0 and v1, are given to the tests by name.
@@ -77,6 +82,7 @@ run ip -batch - <<EOF
 link set lo up
 link add v0 type veth peer name v1
 address add $A/24 dev v0
+address add $C/24 dev v0
 address add $B/24 dev v1
 EOF
 for i in v0 v1; do
@@ -93,8 +99,11 @@ rule add pref 100 lookup local
 rule del pref 0
 rule add pref 10 iif lo from $A to $B lookup 10
 rule add pref 11 iif lo from $B to $A lookup 11
+rule add pref 12 iif lo from $C to $B lookup 10
+rule add pref 13 iif lo from $B to $C lookup 11
 route add $B dev v0 src $A table 10
 route add $A dev v1 src $B table 11
+route add $C dev v1 src $B table 11
 EOF
 # Permanent neighbour entries: RDMA-CM address resolution otherwise waits
 # for ARP confirmation (entries seen stuck in DELAY for seconds under TCG,
@@ -104,6 +113,7 @@ mac1=$(cat /sys/class/net/v1/address) || fail "no MAC for v1"
 run ip -batch - <<EOF
 neigh replace $B lladdr $mac1 dev v0 nud permanent
 neigh replace $A lladdr $mac0 dev v1 nud permanent
+neigh replace $C lladdr $mac0 dev v1 nud permanent
 EOF
 
 step "$provider"

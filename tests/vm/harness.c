@@ -14,7 +14,7 @@
 #include <sys/syscall.h>
 #include "harness.h"
 
-const char *addr_a, *addr_b;
+const char *addr_a, *addr_b, *addr_c;
 const char *provider = "rxe", *dev_a = "rxe0", *dev_b = "rxe1";
 bool iwarp;
 SVCXPRT *_Atomic last_xprt;
@@ -34,6 +34,7 @@ bool guest_addrs(const char *prog)
 {
 	addr_a = getenv("RPCRDMA_ADDR_A");
 	addr_b = getenv("RPCRDMA_ADDR_B");
+	addr_c = getenv("RPCRDMA_ADDR_C");	/* NULL: no second client host */
 	if (getenv("RPCRDMA_PROVIDER"))
 		provider = getenv("RPCRDMA_PROVIDER");
 	if (getenv("RPCRDMA_DEV_A"))
@@ -392,19 +393,25 @@ struct rpcrdma_ep *raw_connect_opts(uint16_t port,
 	return raw_connect_eo(port, &eo);
 }
 
+void guest_sockaddrs(uint16_t port, struct sockaddr_in *dst,
+		     struct sockaddr_in *src)
+{
+	memset(dst, 0, sizeof(*dst));
+	dst->sin_family = AF_INET;
+	dst->sin_port = htons(port);
+	inet_pton(AF_INET, addr_b, &dst->sin_addr);
+	memset(src, 0, sizeof(*src));
+	src->sin_family = AF_INET;
+	inet_pton(AF_INET, addr_a, &src->sin_addr);
+}
+
 struct rpcrdma_ep *raw_connect_eo(uint16_t port,
 				  const struct rpcrdma_ep_opts *eo)
 {
 	struct sockaddr_in dst, src;
 	struct rpcrdma_ep *ep;
 
-	memset(&dst, 0, sizeof(dst));
-	dst.sin_family = AF_INET;
-	dst.sin_port = htons(port);
-	inet_pton(AF_INET, addr_b, &dst.sin_addr);
-	memset(&src, 0, sizeof(src));
-	src.sin_family = AF_INET;
-	inet_pton(AF_INET, addr_a, &src.sin_addr);
+	guest_sockaddrs(port, &dst, &src);
 	ck_assert_int_eq(rpcrdma_ep_connect((struct sockaddr *)&dst,
 					    (struct sockaddr *)&src, eo, &ep),
 			 0);

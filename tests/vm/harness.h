@@ -34,6 +34,8 @@
 #define XVOID		((xdrproc_t)(void (*)(void))xdr_void)
 
 extern const char *addr_a, *addr_b;	/* $RPCRDMA_ADDR_A / _B */
+extern const char *addr_c;	/* $RPCRDMA_ADDR_C: a second client host on
+				 * A's side (guest-setup.sh), or NULL */
 /* The soft provider under test ($RPCRDMA_PROVIDER: rxe or siw) and its
  * devices under addr_a and addr_b ($RPCRDMA_DEV_A / _B). */
 extern const char *provider, *dev_a, *dev_b;
@@ -108,6 +110,10 @@ void null_call(CLIENT *cl);
 SVCXPRT *echo(CLIENT *cl, size_t n, uint32_t seed);
 void echo_path(CLIENT *cl, size_t n, bool long_path);
 
+/* addr_b:port to connect to, from addr_a. */
+struct sockaddr_in;
+void guest_sockaddrs(uint16_t port, struct sockaddr_in *dst,
+		     struct sockaddr_in *src);
 /* A raw engine endpoint from addr_a to the server's port (default
  * options, or o). */
 struct rpcrdma_ep *raw_connect(uint16_t port);

@@ -2,9 +2,9 @@
 /*
  * The RDMA tests of t_engine's "data" case: test_read_write (1 MiB each
  * way in uneven segments), test_xfer_deferred (transfers larger than the
- * send queue and the read window), test_bad_rkey, test_dereg_failure
- * (with this program's ibv_dereg_mr, which can refuse once) and
- * test_write_with_imm.
+ * send queue and the read window), test_bad_rkey, test_dereg_failure and
+ * test_xfer_dereg_failure (with this program's ibv_dereg_mr, which can
+ * refuse once) and test_write_with_imm.
  */
 #define _GNU_SOURCE	/* dlvsym, RTLD_NEXT */
 #include <arpa/inet.h>
@@ -351,6 +351,66 @@ START_TEST(test_dereg_failure)
 END_TEST
 
 /*
+ * The same for a transfer's own registration (security review 21c8dd5,
+ * finding 10): the server's RDMA Read sink, registered by
+ * rpcrdma_ep_xfer_start for that transfer alone, would not deregister
+ * when the Read is done. On iWARP the sink is registered for remote write
+ * and the client learned its STag from the Read Request (ep_sink_access),
+ * so it would keep a way into memory the server reuses; the engine
+ * registers the sink on every provider, so the test runs on rxe and siw
+ * alike. The Read itself succeeded, but the server's endpoint closes at
+ * once (DEREG, dereg_failures 1, its QP in error) and the client is told.
+ */
+START_TEST(test_xfer_dereg_failure)
+{
+	struct rpcrdma_ep_opts o = mkopts(4096, 4096, 8, true);
+	static uint8_t cbuf[8192], sbuf[8192];
+	struct rpcrdma_xfer x, *done;
+	struct rpcrdma_segment seg;
+	struct rpcrdma_mr *mr;
+	struct rpcrdma_ep *cep;
+	struct rpcrdma_rx rx;
+	struct srv s;
+
+	pair_connect(&o, &o, &s, &cep);
+	memset(cbuf, 0x5c, sizeof(cbuf));
+	memset(sbuf, 0, sizeof(sbuf));
+	ck_assert_int_eq(rpcrdma_ep_reg(cep, cbuf, sizeof(cbuf),
+					RPCRDMA_ACCESS_REMOTE_READ, &mr), 0);
+	seg.handle = rpcrdma_mr_rkey(mr);
+	seg.length = sizeof(cbuf);
+	seg.offset = (uint64_t)(uintptr_t)cbuf;
+	memset(&x, 0, sizeof(x));
+	x.read = true;
+	x.local = sbuf;
+	x.len = sizeof(sbuf);
+	x.segs = &seg;
+	x.nsegs = 1;
+	refused_mr = NULL;
+	ck_assert_int_eq(rpcrdma_ep_xfer_start(s.ep, &x), 0);
+	/* The sink's registration, dropped when the Read's completion is
+	 * reaped (never by start itself): that one is refused. */
+	ck_assert_ptr_nonnull(x.mr);
+	atomic_store(&fail_dereg, true);
+	done = xfer_wait(s.ep);
+	ck_assert_ptr_eq(done, &x);
+	ck_assert(!atomic_load(&fail_dereg));	/* it was called */
+	ck_assert_ptr_nonnull(refused_mr);
+	ck_assert_int_eq(x.status, 0);
+	ck_assert_uint_eq(sbuf[100], 0x5c);
+	ck_assert(!rpcrdma_ep_connected(s.ep));
+	ck_assert_int_eq(rpcrdma_ep_why(s.ep), RPCRDMA_CLOSE_DEREG);
+	ck_assert_uint_eq(rpcrdma_ep_stats(s.ep)->dereg_failures, 1);
+	ck_assert_int_eq(rpcrdma_ep_poll(s.ep, &rx, T_TIMEOUT_MS), -ENOTCONN);
+	ck_assert_int_eq(rpcrdma_ep_poll(cep, &rx, T_TIMEOUT_MS), -ENOTCONN);
+	/* What the library leaked on purpose goes now (before its PD). */
+	ck_assert_int_eq(real_dereg_mr(refused_mr), 0);
+	rpcrdma_mr_dereg(mr);
+	pair_destroy(&s, cep);
+}
+END_TEST
+
+/*
  * An RDMA Write with Immediate consumes a posted receive; RPC-over-RDMA
  * never sends one, and the receive's buffer then holds no message (stale
  * bytes of an earlier one). The endpoint must not hand it up as a
@@ -416,5 +476,6 @@ void t_engine_add_rdma(TCase *tc)
 	tcase_add_test(tc, test_xfer_deferred);
 	tcase_add_test(tc, test_bad_rkey);
 	tcase_add_test(tc, test_dereg_failure);
+	tcase_add_test(tc, test_xfer_dereg_failure);
 	tcase_add_test(tc, test_write_with_imm);
 }

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <arpa/inet.h>
+#include <rdma/rdma_cma.h>
 #include <rpc/rpc.h>
 #include <rpcrdma/rpcrdma.h>
 #include "harness.h"
@@ -354,6 +355,192 @@ START_TEST(test_conn_limit)
 }
 END_TEST
 
+/* A CLIENT from host src (NULL: addr_a) with 2 credits, or NULL. */
+static CLIENT *client_from(uint16_t port, const char *src)
+{
+	struct rpcrdma_opts co;
+
+	rpcrdma_opts_default(&co);
+	co.port = port;
+	co.src_addr = src ? src : addr_a;
+	co.credits = 2;
+	return clnt_rdma_create(addr_b, T_PROG, T_VERS, &co);
+}
+
+/*
+ * One host may hold at most max_conns_per_source of the listener's
+ * connections (security review 21c8dd5, finding 6: one host took all 256
+ * for ever): with 8 in all and 3 per host, the 4th from addr_a is
+ * refused although 5 slots are free, counted in connections_refused;
+ * a client from a second host (addr_c) is admitted meanwhile, and one
+ * from addr_a again once one of its three is gone.
+ */
+START_TEST(test_conn_limit_per_source)
+{
+	struct rpcrdma_stats g0, g1;
+	struct rpcrdma_opts o;
+	CLIENT *c[3], *more, *other = NULL;
+	struct srv s;
+
+	rpcrdma_opts_default(&o);
+	o.max_conns = 8;
+	o.max_conns_per_source = 3;
+	srv_start_opts(&s, &o);
+	for (int i = 0; i < 3; i++) {
+		c[i] = client_from(s.port, NULL);
+		ck_assert_msg(c[i] != NULL, "client %d: %s", i,
+			      clnt_spcreateerror("clnt"));
+		null_call(c[i]);
+	}
+	rpcrdma_stats_global(&g0);
+	more = client_from(s.port, NULL);
+	ck_assert_msg(more == NULL, "a 4th connection from one host was "
+		      "admitted");
+	rpcrdma_stats_global(&g1);
+	ck_assert_uint_eq(g1.connections_refused - g0.connections_refused, 1);
+	if (addr_c) {
+		other = client_from(s.port, addr_c);
+		ck_assert_msg(other != NULL, "a second host was refused: %s",
+			      clnt_spcreateerror("clnt"));
+		null_call(other);
+	} else {
+		printf("t_limits: test_conn_limit_per_source: no second "
+		       "client host (RPCRDMA_ADDR_C unset): not tried\n");
+	}
+	clnt_destroy(c[0]);
+	for (int i = 0; i < 50 && !more; i++) {
+		usleep(100000);
+		more = client_from(s.port, NULL);
+	}
+	ck_assert_msg(more != NULL, "no slot came back to the first host");
+	null_call(more);
+	null_call(c[1]);
+	null_call(c[2]);
+	clnt_destroy(more);
+	clnt_destroy(c[1]);
+	clnt_destroy(c[2]);
+	if (other)
+		clnt_destroy(other);
+	srv_stop(&s);
+}
+END_TEST
+
+/*
+ * A connection request whose handshake never completes: rdma_connect
+ * without a QP leaves the RTU to the caller (librdmacm reports
+ * CONNECT_RESPONSE instead of sending it), and this one never calls
+ * rdma_establish. The server has accepted; its connection waits.
+ */
+struct halfopen {
+	struct rdma_event_channel *ch;
+	struct rdma_cm_id *id;
+};
+
+static void cm_expect(struct rdma_event_channel *ch,
+		      enum rdma_cm_event_type want)
+{
+	struct rdma_cm_event *ev;
+	enum rdma_cm_event_type got;
+	struct rpcrdma_stats g;
+	int status;
+
+	ck_assert_int_eq(rdma_get_cm_event(ch, &ev), 0);
+	got = ev->event;
+	status = ev->status;
+	rdma_ack_cm_event(ev);
+	if (got != want) {
+		rpcrdma_stats_global(&g);
+		stats_print("t_limits: process", &g);
+	}
+	ck_assert_msg(got == want, "CM event %s (status %d), not %s",
+		      rdma_event_str(got), status, rdma_event_str(want));
+}
+
+static void halfopen_start(struct halfopen *h, uint16_t port)
+{
+	struct sockaddr_in dst, src;
+	struct rdma_conn_param cp;
+
+	guest_sockaddrs(port, &dst, &src);
+	h->ch = rdma_create_event_channel();
+	ck_assert_ptr_nonnull(h->ch);
+	ck_assert_int_eq(rdma_create_id(h->ch, &h->id, NULL, RDMA_PS_TCP), 0);
+	ck_assert_int_eq(rdma_resolve_addr(h->id, (struct sockaddr *)&src,
+					   (struct sockaddr *)&dst, 5000), 0);
+	cm_expect(h->ch, RDMA_CM_EVENT_ADDR_RESOLVED);
+	ck_assert_int_eq(rdma_resolve_route(h->id, 5000), 0);
+	cm_expect(h->ch, RDMA_CM_EVENT_ROUTE_RESOLVED);
+	/*
+	 * A QP number no QP of this guest has (rxe numbers from 17 up to
+	 * 2^17), new on every call: the CM rejects a REQ naming a remote QP
+	 * it still knows, from a connection or its timewait (STALE_CONN).
+	 */
+	static uint32_t next_qpn;
+
+	if (!next_qpn)
+		next_qpn = 0x800000u | (((uint32_t)now_ms() & 0x3fffu) << 4);
+	memset(&cp, 0, sizeof(cp));
+	cp.qp_num = next_qpn++;
+	cp.responder_resources = 1;
+	cp.initiator_depth = 1;
+	cp.retry_count = 6;
+	ck_assert_int_eq(rdma_connect(h->id, &cp), 0);
+	cm_expect(h->ch, RDMA_CM_EVENT_CONNECT_RESPONSE);
+}
+
+static void halfopen_stop(struct halfopen *h)
+{
+	rdma_destroy_id(h->id);
+	rdma_destroy_event_channel(h->ch);
+}
+
+/*
+ * Accepted connections whose handshake does not complete hold their slot
+ * only until the listener's timeout_ms (security review 21c8dd5, finding
+ * 6: the REQ's own CM timeouts, the sender's choice, kept them for a
+ * minute or more). With 2 slots taken by half-open connections a client
+ * is refused; once they are older than the timeout, the next request
+ * drops them (handshakes_expired 2) and is admitted.
+ */
+START_TEST(test_handshake_deadline)
+{
+	struct rpcrdma_stats g0, g1;
+	struct halfopen h[2];
+	struct rpcrdma_opts o;
+	CLIENT *c;
+	struct srv s;
+
+	if (iwarp) {
+		/* siw's connection setup is MPA over TCP: a connect without
+		 * a QP is not one rdma_connect(3) offers there. */
+		printf("t_limits: test_handshake_deadline: not on siw\n");
+		return;
+	}
+	rpcrdma_opts_default(&o);
+	o.max_conns = 2;
+	o.timeout_ms = 1500;
+	srv_start_opts(&s, &o);
+	rpcrdma_stats_global(&g0);
+	halfopen_start(&h[0], s.port);
+	halfopen_start(&h[1], s.port);
+	c = client_from(s.port, NULL);
+	ck_assert_msg(c == NULL, "admitted beside two half-open connections "
+		      "at max_conns 2");
+	usleep(2000000);
+	c = client_from(s.port, NULL);
+	ck_assert_msg(c != NULL, "refused after the half-open ones' "
+		      "deadline: %s", clnt_spcreateerror("clnt"));
+	null_call(c);
+	rpcrdma_stats_global(&g1);
+	ck_assert_uint_eq(g1.handshakes_expired - g0.handshakes_expired, 2);
+	ck_assert_uint_eq(g1.connections_refused - g0.connections_refused, 1);
+	clnt_destroy(c);
+	halfopen_stop(&h[0]);
+	halfopen_stop(&h[1]);
+	srv_stop(&s);
+}
+END_TEST
+
 /*
  * Scale: as many connections as the default limit allows (256) to one
  * server, each answering a NULL call, the next one refused; the process
@@ -421,6 +608,10 @@ START_TEST(test_many_connections)
 	ck_assert_uint_ge(rl.rlim_cur, 12 * N);
 	rpcrdma_opts_default(&o);
 	ck_assert_uint_eq(o.max_conns, N);
+	/* Every client here is one host: the per-source limit (64 by
+	 * default, test_conn_limit_per_source) is lifted. */
+	ck_assert_uint_eq(o.max_conns_per_source, 64);
+	o.max_conns_per_source = 0;
 	srv_start_opts(&s, &o);
 	rpcrdma_opts_default(&co);
 	co.port = s.port;
@@ -488,5 +679,7 @@ void t_limits_add_credits(TCase *tc)
 	tcase_add_test(tc, test_credit_overrun);
 	tcase_add_test(tc, test_xid_mismatch);
 	tcase_add_test(tc, test_conn_limit);
+	tcase_add_test(tc, test_conn_limit_per_source);
+	tcase_add_test(tc, test_handshake_deadline);
 	tcase_add_test(tc, test_many_connections);
 }
