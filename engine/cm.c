@@ -215,9 +215,10 @@ int rpcrdma_ep_connect(const struct sockaddr *dst, const struct sockaddr *src,
 		goto out_free;
 
 	/* RFC 8797 section 4.1: R promises that a Send With Invalidate of
-	 * the rkey a call names is safe, true only of memory windows: the
+	 * the rkey a call names is safe, true only of type-2 memory windows
+	 * (type 1 cannot be invalidated remotely: rxe's, reg.c): the
 	 * requester advertises it only where it uses them. */
-	if (ep->local_pd.remote_inv && !rpcrdma_ep_windows(ep)) {
+	if (ep->local_pd.remote_inv && !rpcrdma_ep_windows_invalidable(ep)) {
 		ep->local_pd.remote_inv = false;
 		if (o->send_pvtdata) {
 			ret = rpcrdma_pvtdata_encode(&ep->local_pd, pd);

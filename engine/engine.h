@@ -30,7 +30,11 @@ struct rpcrdma_mr;
 enum rpcrdma_ep_windows {
 	RPCRDMA_EP_WINDOWS_AUTO = 0,	/* the device and kernel decide */
 	RPCRDMA_EP_WINDOWS_OFF,		/* never */
-	RPCRDMA_EP_WINDOWS_ON,		/* whenever the device has type 2 */
+	RPCRDMA_EP_WINDOWS_ON,		/* whenever the device has type 2
+					 * (type 1 on rxe: reg.c) */
+	RPCRDMA_EP_WINDOWS_TYPE2,	/* type 2 even on rxe, where a server
+					 * can crash the host (reg.c): only
+					 * with trusted servers, and tests */
 };
 
 struct rpcrdma_ep_opts {
@@ -210,16 +214,16 @@ void rpcrdma_ep_dereg_failed(struct rpcrdma_ep *ep);
 /* --- pinned memory (pin.c) --- */
 
 /*
- * What the process may pin: the lower of RLIMIT_MEMLOCK now (SIZE_MAX
- * with no limit or with CAP_IPC_LOCK: rpcrdma_pin_rlimit) and the
- * library's own cap (RPCRDMA_MAX_PINNED, default half the physical
- * memory: rpcrdma_pin_cap). The engine counts the pages its
- * registrations span against it, as the kernel does; a registration that
- * would pass it fails with -EDQUOT: rpcrdma_ep_reg, rpcrdma_win_create, a
- * transfer's start and an endpoint's buffers at connect.
+ * What the process may pin: RLIMIT_MEMLOCK now, SIZE_MAX with no limit or
+ * with CAP_IPC_LOCK (rpcrdma_pin_limit). Of it, what endpoints a listener
+ * accepted pin for their clients is capped by the library whatever the
+ * limit (RPCRDMA_MAX_PINNED, default half the physical memory:
+ * rpcrdma_pin_cap). The engine counts the pages its registrations span
+ * against them, as the kernel does; a registration that would pass one
+ * fails with -EDQUOT: rpcrdma_ep_reg, rpcrdma_win_create, a transfer's
+ * start and an endpoint's buffers at connect.
  */
 size_t rpcrdma_pin_limit(void);
-size_t rpcrdma_pin_rlimit(void);
 size_t rpcrdma_pin_cap(void);
 
 /* --- memory windows (reg.c) --- */
@@ -242,6 +246,9 @@ struct rpcrdma_win;
 /* Whether rpcrdma_win_create will make windows on ep's device (decided
  * at the first question, then kept). */
 bool rpcrdma_ep_windows(struct rpcrdma_ep *ep);
+/* Whether they are type 2, which a peer's Send With Invalidate may revoke
+ * (RFC 8797 section 4.1); rxe's are type 1 and may not (reg.c). */
+bool rpcrdma_ep_windows_invalidable(struct rpcrdma_ep *ep);
 int rpcrdma_win_create(struct rpcrdma_ep *ep, void *buf, size_t len,
 		       enum rpcrdma_access access, struct rpcrdma_win **out);
 void rpcrdma_win_destroy(struct rpcrdma_win *w);

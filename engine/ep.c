@@ -228,9 +228,9 @@ void ep_free(struct rpcrdma_ep *ep)
 	if (ep->comp_ch)
 		ibv_destroy_comp_channel(ep->comp_ch);
 	if (ep->tx_mr)
-		ep_mr_dereg(ep->tx_mr);
+		ep_mr_dereg(ep, ep->tx_mr);
 	if (ep->rx_mr)
-		ep_mr_dereg(ep->rx_mr);
+		ep_mr_dereg(ep, ep->rx_mr);
 	if (ep->pd)
 		ibv_dealloc_pd(ep->pd);
 	if (ep->id)
@@ -269,11 +269,11 @@ static int ep_alloc_buffers(struct rpcrdma_ep *ep)
 	memset(ep->rx_mem, 0, rx_bytes);
 	memset(ep->tx_mem, 0, tx_bytes);
 	/* Never exposed to the peer: local access only. */
-	ep->rx_mr = ep_mr_reg(ep->pd, ep->rx_mem, rx_bytes,
+	ep->rx_mr = ep_mr_reg(ep, ep->rx_mem, rx_bytes,
 			      IBV_ACCESS_LOCAL_WRITE, &rc);
 	if (!ep->rx_mr)
 		return rc;
-	ep->tx_mr = ep_mr_reg(ep->pd, ep->tx_mem, tx_bytes, 0, &rc);
+	ep->tx_mr = ep_mr_reg(ep, ep->tx_mem, tx_bytes, 0, &rc);
 	return rc;
 }
 

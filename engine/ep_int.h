@@ -179,12 +179,13 @@ EP_HIDDEN void export_conn_label(struct rpcrdma_stats *s, int role,
 				 const struct sockaddr *peer);
 EP_HIDDEN void export_conn_put(struct rpcrdma_stats *s);
 
-/* pin.c: ibv_reg_mr and ibv_dereg_mr, the pages counted against the
- * process's RLIMIT_MEMLOCK. ep_mr_reg: NULL with *err -EDQUOT (the limit)
- * or another -errno. */
-EP_HIDDEN struct ibv_mr *ep_mr_reg(struct ibv_pd *pd, void *addr, size_t len,
-				   int access, int *err);
-EP_HIDDEN int ep_mr_dereg(struct ibv_mr *mr);
+/* pin.c: ibv_reg_mr and ibv_dereg_mr on ep's PD, the pages counted
+ * against the process's RLIMIT_MEMLOCK, and for an accepted endpoint
+ * against the library's cap too. ep_mr_reg: NULL with *err -EDQUOT (a
+ * limit) or another -errno. */
+EP_HIDDEN struct ibv_mr *ep_mr_reg(struct rpcrdma_ep *ep, void *addr,
+				   size_t len, int access, int *err);
+EP_HIDDEN int ep_mr_dereg(struct rpcrdma_ep *ep, struct ibv_mr *mr);
 
 /* core.c */
 EP_HIDDEN void ep_drain(struct rpcrdma_ep *ep, int max_ms);

@@ -14,14 +14,17 @@
  * so the kernel may still refuse first; that ENOMEM is read the same way
  * where a limit applies.
  *
- * Where RLIMIT_MEMLOCK is no bound (a server run as root, CAP_IPC_LOCK),
- * the library caps what it pins itself: RPCRDMA_MAX_PINNED bytes (K, M or
- * G suffix), by default half the physical memory. Peers decide how much
- * a server registers (their chunks, their replies' sizes); without a cap
- * many of them could pin the machine's memory (security review 21c8dd5,
- * finding 5; the Linux server's 2026 MR-exhaustion fix). Over the cap a
- * server answers ERR_CHUNK and keeps the connection, a client's call
- * waits for pinned memory or fails, as under RLIMIT_MEMLOCK.
+ * What a server pins for its clients (the buffers of the connections it
+ * accepted, their calls' RDMA Read sinks and reply sources) is also
+ * capped by the library itself, whatever RLIMIT_MEMLOCK says (a server
+ * runs as root, CAP_IPC_LOCK, where it is no bound): RPCRDMA_MAX_PINNED
+ * bytes (K, M or G suffix), by default half the physical memory. Peers
+ * decide how much a server registers (their chunks, their replies'
+ * sizes); without a cap many of them could pin the machine's memory
+ * (security review 21c8dd5, finding 5; the Linux server's 2026
+ * MR-exhaustion fix). Over the cap a server answers ERR_CHUNK and keeps
+ * the connection, or refuses a new connection. What a client pins is its
+ * own program's choice, bounded by RLIMIT_MEMLOCK alone.
  */
 #define _GNU_SOURCE	/* secure_getenv */
 #include <errno.h>
@@ -34,6 +37,7 @@
 #include "ep_int.h"
 
 static size_t pin_used;		/* bytes, page-rounded; atomic */
+static size_t pin_used_peer;	/* of them, for accepted connections */
 static size_t pin_limit;	/* 0: not read yet; SIZE_MAX: none */
 static size_t pin_cap;		/* 0: not read yet */
 
@@ -93,7 +97,7 @@ static bool has_ipc_lock(void)
 
 /* RLIMIT_MEMLOCK as it is now (setrlimit may move it while we run);
  * SIZE_MAX when it does not apply. */
-size_t rpcrdma_pin_rlimit(void)
+static size_t pin_rlimit(void)
 {
 	struct rlimit rl;
 
@@ -103,13 +107,10 @@ size_t rpcrdma_pin_rlimit(void)
 	return SIZE_MAX;
 }
 
-/* The limit as it is now: the lower of the two. */
 static size_t pin_limit_read(void)
 {
-	size_t v = rpcrdma_pin_rlimit(), cap = rpcrdma_pin_cap();
+	size_t v = pin_rlimit();
 
-	if (cap < v)
-		v = cap;
 	__atomic_store_n(&pin_limit, v, __ATOMIC_RELAXED);
 	return v;
 }
@@ -137,52 +138,75 @@ static size_t pin_span(const void *addr, size_t len)
 	return (size_t)(hi - lo);
 }
 
-/* Charges n bytes; -EDQUOT when the limit would be passed. The limit is
- * read again before refusing: it may have been raised meanwhile. */
-static int pin_charge(size_t n)
+/* Adds n to *used unless that passes lim (SIZE_MAX: none); -EDQUOT then.
+ * With reread, the limit is read again before refusing: it may have been
+ * raised meanwhile. */
+static int pin_add(size_t *used, size_t n, size_t lim, bool reread)
 {
-	size_t lim = pin_limit_cached(), cur;
+	size_t cur = __atomic_load_n(used, __ATOMIC_RELAXED);
 
-	cur = __atomic_load_n(&pin_used, __ATOMIC_RELAXED);
 	for (;;) {
 		if (lim != SIZE_MAX && (cur > lim || n > lim - cur)) {
-			size_t again = pin_limit_read();
+			size_t again = reread ? pin_limit_read() : lim;
 
 			if (again == lim)
 				return -EDQUOT;
 			lim = again;
 			continue;
 		}
-		if (__atomic_compare_exchange_n(&pin_used, &cur, cur + n, false,
+		if (__atomic_compare_exchange_n(used, &cur, cur + n, false,
 						__ATOMIC_RELAXED,
 						__ATOMIC_RELAXED))
 			return 0;
 	}
 }
 
-static void pin_uncharge(size_t n)
+/* Charges n bytes to the process, and to what it pins for peers when
+ * peer; -EDQUOT when a limit would be passed. */
+static int pin_charge(size_t n, bool peer)
 {
-	__atomic_sub_fetch(&pin_used, n, __ATOMIC_RELAXED);
+	int rc = pin_add(&pin_used, n, pin_limit_cached(), true);
+
+	if (rc || !peer)
+		return rc;
+	rc = pin_add(&pin_used_peer, n, rpcrdma_pin_cap(), false);
+	if (rc)
+		__atomic_sub_fetch(&pin_used, n, __ATOMIC_RELAXED);
+	return rc;
 }
 
-struct ibv_mr *ep_mr_reg(struct ibv_pd *pd, void *addr, size_t len,
+static void pin_uncharge(size_t n, bool peer)
+{
+	__atomic_sub_fetch(&pin_used, n, __ATOMIC_RELAXED);
+	if (peer)
+		__atomic_sub_fetch(&pin_used_peer, n, __ATOMIC_RELAXED);
+}
+
+/* An endpoint a listener accepted pins for its peer (the cap applies). */
+static bool ep_for_peer(const struct rpcrdma_ep *ep)
+{
+	return ep->conn_count != NULL;
+}
+
+struct ibv_mr *ep_mr_reg(struct rpcrdma_ep *ep, void *addr, size_t len,
 			 int access, int *err)
 {
 	size_t n = pin_span(addr, len);
+	bool peer = ep_for_peer(ep);
 	struct ibv_mr *mr;
-	int rc = pin_charge(n);
+	int rc = pin_charge(n, peer);
 
 	if (rc) {
 		*err = rc;
 		return NULL;
 	}
-	mr = ibv_reg_mr(pd, addr, len, access);
+	mr = ibv_reg_mr(ep->pd, addr, len, access);
 	if (!mr) {
 		rc = errno > 0 ? errno : ENOMEM;
-		pin_uncharge(n);
+		pin_uncharge(n, peer);
 		/* The kernel's own count met the limit (pages pinned
 		 * outside the library, or a limit lowered meanwhile). */
-		if (rc == ENOMEM && rpcrdma_pin_rlimit() != SIZE_MAX)
+		if (rc == ENOMEM && pin_rlimit() != SIZE_MAX)
 			rc = EDQUOT;
 		*err = -rc;
 		return NULL;
@@ -191,13 +215,13 @@ struct ibv_mr *ep_mr_reg(struct ibv_pd *pd, void *addr, size_t len,
 	return mr;
 }
 
-int ep_mr_dereg(struct ibv_mr *mr)
+int ep_mr_dereg(struct rpcrdma_ep *ep, struct ibv_mr *mr)
 {
 	size_t n = pin_span(mr->addr, mr->length);
 	int rc = ibv_dereg_mr(mr);
 
 	/* A registration the provider kept still pins its pages. */
 	if (rc == 0)
-		pin_uncharge(n);
+		pin_uncharge(n, ep_for_peer(ep));
 	return rc;
 }

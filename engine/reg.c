@@ -43,25 +43,47 @@
  * opts.windows overrides the choice (the glue sets it from
  * RPCRDMA_WINDOWS=0 or 1).
  */
-static bool windows_work(struct ibv_context *ctx, enum rpcrdma_ep_windows o)
+/*
+ * Which windows, if any: WIN_NONE, WIN_TYPE2, or WIN_TYPE1 on rxe. rxe's
+ * remote invalidation of a type-2 window that is not bound (invalidated
+ * already, or never bound) dereferences the window's NULL QP and MR
+ * (rxe_do_invalidate_mw; every version read, 6.1 to 2026), so any server
+ * holding an old rkey of ours could crash our host's kernel with one Send
+ * With Invalidate (security review 21c8dd5, finding 7). rxe refuses any
+ * invalidation of a type-1 window (o10-37.2.26) before touching it, and
+ * binds and unbinds type 1 by the same BIND_MW work request; its window
+ * is scoped to our PD, which is this connection's alone. So on rxe the
+ * windows are type 1, revoked by a zero-length bind, and the R bit is
+ * never advertised (cm.c).
+ */
+enum { WIN_NONE = 0, WIN_TYPE2 = 1, WIN_TYPE1 = 2 };
+
+static int8_t windows_work(struct ibv_context *ctx, enum rpcrdma_ep_windows o)
 {
 	struct ibv_device_attr attr;
 	struct utsname u;
 	unsigned int major = 0, minor = 0;
+	bool rxe;
 
-	if (o == RPCRDMA_EP_WINDOWS_OFF || o == RPCRDMA_EP_WINDOWS_ON)
-		return o == RPCRDMA_EP_WINDOWS_ON;
-	if (ibv_query_device(ctx, &attr) ||
-	    !(attr.device_cap_flags & IBV_DEVICE_MEM_WINDOW_TYPE_2B))
-		return false;	/* siw, for one, has none */
-	if (attr.vendor_id != RXE_VENDOR_ID)
-		return true;
+	if (o == RPCRDMA_EP_WINDOWS_OFF)
+		return WIN_NONE;
+	if (ibv_query_device(ctx, &attr))
+		return WIN_NONE;
+	rxe = attr.vendor_id == RXE_VENDOR_ID;
+	if (o == RPCRDMA_EP_WINDOWS_TYPE2)
+		return WIN_TYPE2;
+	if (o == RPCRDMA_EP_WINDOWS_ON)
+		return rxe ? WIN_TYPE1 : WIN_TYPE2;
+	if (!(attr.device_cap_flags & IBV_DEVICE_MEM_WINDOW_TYPE_2B))
+		return WIN_NONE;	/* siw, for one, has none */
+	if (!rxe)
+		return WIN_TYPE2;
 	if (uname(&u) || sscanf(u.release, "%u.%u", &major, &minor) != 2)
-		return false;
-	return major > 6 || (major == 6 && minor >= 12);
+		return WIN_NONE;
+	return major > 6 || (major == 6 && minor >= 12) ? WIN_TYPE1 : WIN_NONE;
 }
 
-bool rpcrdma_ep_windows(struct rpcrdma_ep *ep)
+static int8_t ep_windows_kind(struct rpcrdma_ep *ep)
 {
 	int8_t v = __atomic_load_n(&ep->windows, __ATOMIC_RELAXED);
 
@@ -73,6 +95,16 @@ bool rpcrdma_ep_windows(struct rpcrdma_ep *ep)
 	return v;
 }
 
+bool rpcrdma_ep_windows(struct rpcrdma_ep *ep)
+{
+	return ep_windows_kind(ep) != WIN_NONE;
+}
+
+bool rpcrdma_ep_windows_invalidable(struct rpcrdma_ep *ep)
+{
+	return ep_windows_kind(ep) == WIN_TYPE2;
+}
+
 struct rpcrdma_win {
 	struct rpcrdma_ep *ep;
 	struct ibv_mr *mr;
@@ -80,6 +112,7 @@ struct rpcrdma_win {
 	uint8_t *buf;
 	size_t len;
 	enum rpcrdma_access access;	/* the most a bind may grant */
+	bool type1;			/* unbound by a zero-length bind */
 	bool bound;
 	uint64_t inv_seq;	/* its LOCAL_INV's WR, once posted */
 };
@@ -107,12 +140,13 @@ int rpcrdma_win_create(struct rpcrdma_ep *ep, void *buf, size_t len,
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
-	w->mw = ibv_alloc_mw(ep->pd, IBV_MW_TYPE_2);
+	w->type1 = ep_windows_kind(ep) == WIN_TYPE1;
+	w->mw = ibv_alloc_mw(ep->pd, w->type1 ? IBV_MW_TYPE_1 : IBV_MW_TYPE_2);
 	if (!w->mw) {
 		err = errno > 0 ? errno : EOPNOTSUPP;
 		goto out_free;
 	}
-	w->mr = ep_mr_reg(ep->pd, buf, len, flags, &err);
+	w->mr = ep_mr_reg(ep, buf, len, flags, &err);
 	if (!w->mr) {
 		err = -err;
 		ibv_dealloc_mw(w->mw);
@@ -137,7 +171,7 @@ void rpcrdma_win_destroy(struct rpcrdma_win *w)
 	if (!w)
 		return;
 	ibv_dealloc_mw(w->mw);
-	if (ep_mr_dereg(w->mr))
+	if (ep_mr_dereg(w->ep, w->mr))
 		rpcrdma_ep_dereg_failed(w->ep);
 	else
 		__atomic_sub_fetch(&w->ep->mr_count, 1, __ATOMIC_RELAXED);
@@ -247,14 +281,28 @@ int rpcrdma_win_invalidate_post(struct rpcrdma_win *w)
 		return 0;
 	ep = w->ep;
 	memset(&wr, 0, sizeof(wr));
-	wr.opcode = IBV_WR_LOCAL_INV;
-	wr.invalidate_rkey = w->mw->rkey;
+	if (w->type1) {
+		/* A type-1 window cannot be invalidated: a bind of length
+		 * zero under a new key unbinds it (rxe_do_bind_mw). The MR
+		 * is named but not used. */
+		wr.opcode = IBV_WR_BIND_MW;
+		wr.bind_mw.mw = w->mw;
+		wr.bind_mw.rkey = rpcrdma_win_next_rkey(w);
+		wr.bind_mw.bind_info.mr = w->mr;
+		wr.bind_mw.bind_info.addr = (uint64_t)(uintptr_t)w->buf;
+	} else {
+		wr.opcode = IBV_WR_LOCAL_INV;
+		wr.invalidate_rkey = w->mw->rkey;
+	}
 	pthread_mutex_lock(&ep->lock);
 	ret = ep_sq_room_now(ep, 1, false);
 	if (!ret)
 		ret = rpcrdma_ep_sq_post(ep, &wr, true);
-	if (!ret)
+	if (!ret) {
 		w->inv_seq = ep->sq_seq;
+		if (w->type1)
+			w->mw->rkey = wr.bind_mw.rkey;
+	}
 	pthread_mutex_unlock(&ep->lock);
 	return ret;
 }
@@ -324,7 +372,7 @@ int rpcrdma_ep_reg(struct rpcrdma_ep *ep, void *addr, size_t len,
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return -ENOMEM;
-	m->mr = ep_mr_reg(ep->pd, addr, len, flags, &ret);
+	m->mr = ep_mr_reg(ep, addr, len, flags, &ret);
 	if (!m->mr) {
 		free(m);
 		return ret;
@@ -357,7 +405,7 @@ void rpcrdma_mr_dereg(struct rpcrdma_mr *mr)
 {
 	if (!mr)
 		return;
-	if (ep_mr_dereg(mr->mr))
+	if (ep_mr_dereg(mr->ep, mr->mr))
 		rpcrdma_ep_dereg_failed(mr->ep);
 	else
 		__atomic_sub_fetch(&mr->ep->mr_count, 1, __ATOMIC_RELAXED);

@@ -74,7 +74,7 @@ static void xf_dereg_failed(struct rpcrdma_ep *ep)
 static void xf_finish(struct rpcrdma_ep *ep, struct rpcrdma_xfer *x, int st)
 {
 	if (x->mr) {
-		if (ep_mr_dereg(x->mr))
+		if (ep_mr_dereg(ep, x->mr))
 			xf_dereg_failed(ep);
 		x->mr = NULL;
 	}
@@ -268,7 +268,7 @@ int rpcrdma_ep_xfer_start(struct rpcrdma_ep *ep, struct rpcrdma_xfer *x)
 	if (x->len) {
 		int err;
 
-		x->mr = ep_mr_reg(ep->pd, x->local, (size_t)x->len,
+		x->mr = ep_mr_reg(ep, x->local, (size_t)x->len,
 				  ep_sink_access(ep, x->read), &err);
 		if (!x->mr) {
 			ep_count_errno(ep, -err);

@@ -139,8 +139,6 @@ struct ct_limit {
 	bool call_chunked;	/* it went in read chunks or as a Long Call */
 	uint32_t inline_recv;	/* the reply's inline room (our receive) */
 	uint32_t max_msg;	/* this client's */
-	bool pin_cap;		/* the memlock limit is the library's cap
-				 * (RPCRDMA_MAX_PINNED), not RLIMIT_MEMLOCK */
 };
 /* The text for l (errtext.c): its length, 0 when there is none. */
 int ct_limit_text(const struct ct_limit *l, char *buf, size_t len);
@@ -327,7 +325,6 @@ static inline void ct_limit_memlock(struct ct_limit *l)
 
 	l->kind = CT_LIM_MEMLOCK;
 	l->bytes = v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
-	l->pin_cap = v < rpcrdma_pin_rlimit();
 }
 
 static inline struct ct_slot *slot_by_xid(struct ct *ct, uint32_t xid)

@@ -89,21 +89,12 @@ int ct_limit_text(const struct ct_limit *l, char *buf, size_t len)
 				     : "");
 		break;
 	case CT_LIM_MEMLOCK:
-		if (l->pin_cap)
-			n = snprintf(buf, len, "the library's cap on pinned "
-				     "memory (RPCRDMA_MAX_PINNED, %u KiB) "
-				     "cannot hold what this call registers; "
-				     "raise it, or lower RPCRDMA_MAX_MSG, or "
-				     "give the procedure a reply size hint "
-				     "(CLSET_RDMA_PROC_REPLY)", l->bytes / 1024);
-		else
-			n = snprintf(buf, len, "the client's locked-memory "
-				     "limit (RLIMIT_MEMLOCK, %u KiB: ulimit -l, "
-				     "systemd LimitMEMLOCK=) cannot hold what "
-				     "this call registers; raise it, or lower "
-				     "RPCRDMA_MAX_MSG, or give the procedure a "
-				     "reply size hint (CLSET_RDMA_PROC_REPLY)",
-				     l->bytes / 1024);
+		n = snprintf(buf, len, "the client's locked-memory limit "
+			     "(RLIMIT_MEMLOCK, %u KiB: ulimit -l, systemd "
+			     "LimitMEMLOCK=) cannot hold what this call "
+			     "registers; raise it, or lower RPCRDMA_MAX_MSG, "
+			     "or give the procedure a reply size hint "
+			     "(CLSET_RDMA_PROC_REPLY)", l->bytes / 1024);
 		break;
 	}
 	if (n < 0)

@@ -157,9 +157,11 @@ int rpcrdma_opts_to_ep(const struct rpcrdma_opts *o, struct rpcrdma_ep_opts *eo)
 		      o->poll_us < OPTS_MAX_POLL_US   ? o->poll_us :
 							OPTS_MAX_POLL_US;
 	/* RPCRDMA_WINDOWS=0 or 1 overrides the engine's choice of memory
-	 * windows (engine/reg.c); any other value leaves it to the device. */
-	if (win && (win[0] == '0' || win[0] == '1') && !win[1])
-		eo->windows = win[0] == '1' ? RPCRDMA_EP_WINDOWS_ON :
+	 * windows (engine/reg.c), 2 asks type 2 even on rxe; any other
+	 * value leaves it to the device. */
+	if (win && win[0] >= '0' && win[0] <= '2' && !win[1])
+		eo->windows = win[0] == '1'   ? RPCRDMA_EP_WINDOWS_ON :
+			      win[0] == '2' ? RPCRDMA_EP_WINDOWS_TYPE2 :
 					      RPCRDMA_EP_WINDOWS_OFF;
 	return 0;
 }

@@ -133,6 +133,8 @@ void raw_pair_reply_writes(struct raw_pair *p, const struct rpcrdma_msg *m,
 			   const struct rpcrdma_segment *segs, uint32_t n,
 			   const uint32_t *res, uint32_t nres);
 bool windows_expected(void);
+bool remote_inv_expected(void);
+void windows_type2(void);
 
 /* The tests of each file, added to the "calls" TCase in order. */
 void t_clnt_add_threads(TCase *tc);

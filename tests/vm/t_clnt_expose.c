@@ -22,7 +22,9 @@
  * local invalidation; a call naming two (read chunks and write chunks)
  * gets a plain Send and both windows are invalidated locally. Where
  * windows are not used (rxe before 6.12) nothing is invalidated: the
- * chunks were registered for the call.
+ * chunks were registered for the call. On rxe from 6.12 with
+ * RPCRDMA_WINDOWS=2 (type 2 windows, R): rxe's own windows are type 1,
+ * without R (test_type1_windows).
  */
 START_TEST(test_remote_invalidation)
 {
@@ -33,8 +35,10 @@ START_TEST(test_remote_invalidation)
 	struct rpcrdma_inline in;
 	struct srv s;
 	CLIENT *cl;
-	bool win = windows_expected();
+	bool win;
 
+	windows_type2();
+	win = windows_expected();
 	srv_start(&s, 8, 1u << 20);
 	cl = clnt_mk(s.port, 8, 1u << 20);
 	ck_assert(clnt_control(cl, CLGET_RDMA_INLINE, (char *)&in));
@@ -196,7 +200,8 @@ static void expo_echo(enum expo_outcome o, enum expo_kind k,
 	ck_assert(win == windows_expected());
 	ck_assert(clnt_control(p.c.cl, CLGET_RDMA_INLINE, (char *)&in));
 	rin = in.remote_inv_in;
-	ck_assert(rin == win);	/* the client sets R where windows work */
+	/* The client sets R where its windows are type 2 (not rxe's). */
+	ck_assert(rin == (win && remote_inv_expected()));
 	ck_assert(clnt_control(p.c.cl, CLSET_RDMA_PROC_DDP, (char *)&d));
 	p.c.proc = P_ECHO;
 	p.c.xargs = XP(xdr_blob);
@@ -294,13 +299,14 @@ static void expo_one_rkey(enum expo_kind k, uint32_t stat,
 	struct raw_pair p;
 	uint32_t h = 0;
 	u_int got = 0;
-	bool win;
+	bool win, inv;
 
 	raw_pair_open(&p);
 	win = rpcrdma_ep_windows(p.a.ep);
 	ck_assert(win == windows_expected());
 	ck_assert(clnt_control(p.c.cl, CLGET_RDMA_INLINE, (char *)&in));
-	ck_assert(in.peer_remote_inv == win);
+	inv = in.peer_remote_inv;
+	ck_assert(inv == remote_inv_expected());
 	if (k == EXPO_READ) {
 		ck_assert(clnt_control(p.c.cl, CLSET_RDMA_PROC_REPLY,
 				       (char *)&hr));
@@ -323,7 +329,7 @@ static void expo_one_rkey(enum expo_kind k, uint32_t stat,
 		ck_assert(memcmp(buf, arg->data, EXPO_LEN) == 0);
 		h = fnv1a(buf, EXPO_LEN);
 	}
-	raw_pair_reply_res(&p, &m, stat, win ? g.handle : 0, &h,
+	raw_pair_reply_res(&p, &m, stat, inv ? g.handle : 0, &h,
 			   !stat && k == EXPO_READ);
 	ck_assert_int_eq(raw_pair_result(&p),
 			 stat ? RPC_PROCUNAVAIL : RPC_SUCCESS);
@@ -331,8 +337,10 @@ static void expo_one_rkey(enum expo_kind k, uint32_t stat,
 		ck_assert_uint_eq(got, fnv1a(arg->data, EXPO_LEN));
 	b = stats_of(p.c.cl);
 	ck_assert_uint_eq(b.remote_invalidations - a.remote_invalidations,
-			  win ? 1 : 0);
-	ck_assert_uint_eq(b.local_invalidations, a.local_invalidations);
+			  inv ? 1 : 0);
+	/* Type 1 windows (rxe): unbound by the client itself. */
+	ck_assert_uint_eq(b.local_invalidations - a.local_invalidations,
+			  win && !inv ? 1 : 0);
 	ck_assert_uint_eq(b.connects, 1);
 	expo_after(&p, &m, k, stat ? EXPO_PROC_UNAVAIL : EXPO_SUCCESS, false,
 		   buf);
@@ -345,10 +353,20 @@ START_TEST(test_exposure_after_return)
 	char *buf = malloc(EXPO_BUF);
 
 	ck_assert_ptr_nonnull(buf);
-	/* With R: SUCCESS and PROC_UNAVAIL, each sent With Invalidate. */
+	/* SUCCESS and PROC_UNAVAIL: a plain Send, the window unbound
+	 * locally (rxe's type 1: no R) or the registration dropped (no
+	 * windows); then with type 2 windows and R, each sent With
+	 * Invalidate. */
 	for (int i = 0; i < 4; i++)
 		expo_one_rkey(i < 2 ? EXPO_REPLY : EXPO_READ, i % 2 ? 3 : 0,
 			      &arg, buf);
+	if (windows_expected()) {
+		windows_type2();
+		for (int i = 0; i < 4; i++)
+			expo_one_rkey(i < 2 ? EXPO_REPLY : EXPO_READ,
+				      i % 2 ? 3 : 0, &arg, buf);
+		unsetenv("RPCRDMA_WINDOWS");
+	}
 	for (int o = 0; o < EXPO_OUTCOMES; o++)
 		for (int k = 0; k < EXPO_KINDS; k++)
 			expo_echo((enum expo_outcome)o, (enum expo_kind)k,
@@ -363,8 +381,47 @@ START_TEST(test_exposure_after_return)
 }
 END_TEST
 
+/*
+ * rxe's windows are type 1 (engine/reg.c, security review 21c8dd5
+ * finding 7): no R is agreed, so our server answers with plain Sends and
+ * the client unbinds each window itself (a local invalidation each); a
+ * bound window still takes the server's RDMA Writes, and after the call
+ * returns it takes none.
+ */
+START_TEST(test_type1_windows)
+{
+	struct rpcrdma_stats a, b;
+	struct rpcrdma_inline in;
+	struct srv s;
+	CLIENT *cl;
+
+	if (!windows_expected() || iwarp) {
+		printf("t_clnt: test_type1_windows: no windows here\n");
+		return;
+	}
+	srv_start(&s, 8, 1u << 20);
+	cl = clnt_mk(s.port, 8, 1u << 20);
+	ck_assert(clnt_control(cl, CLGET_RDMA_INLINE, (char *)&in));
+	ck_assert(!in.peer_remote_inv);
+	a = stats_of(cl);
+	for (int i = 0; i < 3; i++)
+		expect_ok(cl, clnt_call(cl, P_NULL, XP(xdr_void), NULL,
+					XP(xdr_void), NULL, tmo), "null");
+	/* A reply too large to go inline: written into the window. */
+	fill_check(cl, 100000, false);
+	b = stats_of(cl);
+	ck_assert_uint_eq(b.reply_chunks - a.reply_chunks, 4);
+	ck_assert_uint_eq(b.remote_invalidations, a.remote_invalidations);
+	ck_assert_uint_eq(b.local_invalidations - a.local_invalidations, 4);
+	ck_assert_uint_eq(b.connects, 1);
+	clnt_destroy(cl);
+	srv_stop(&s);
+}
+END_TEST
+
 void t_clnt_add_exposure(TCase *tc)
 {
 	tcase_add_test(tc, test_remote_invalidation);
+	tcase_add_test(tc, test_type1_windows);
 	tcase_add_test(tc, test_exposure_after_return);
 }

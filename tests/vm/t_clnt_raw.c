@@ -97,6 +97,9 @@ START_TEST(test_unasked_remote_invalidation)
 	struct rpcrdma_stats a, b;
 	struct rpcrdma_opts no_r;
 
+	/* R needs type 2 windows: on rxe, RPCRDMA_WINDOWS=2 (its default
+	 * type 1 windows, test_stale_window_invalidation). */
+	windows_type2();
 	rpcrdma_opts_default(&no_r);
 	no_r.remote_inv = false;
 	for (int c = 0; c < 4; c++) {
@@ -142,6 +145,62 @@ START_TEST(test_unasked_remote_invalidation)
 				  a.local_invalidations);
 		raw_pair_close(&p);
 	}
+}
+END_TEST
+
+/*
+ * Security review 21c8dd5, finding 7: after a call has ended, its server
+ * sends one more message With Invalidate of the rkey that call's window
+ * had. On rxe with type 2 windows that crashed the client's kernel (rxe
+ * dereferenced the unbound window's QP and MR); its windows are now type
+ * 1 (engine/reg.c), which rxe never invalidates remotely: the client's
+ * side refuses the Send (the raw peer's QP fails), the guest lives, and
+ * the CLIENT fails no call it had not made. Where windows are type 2 and
+ * R agreed elsewhere, the same rkey is no call's: the client closes
+ * (test_unasked_remote_invalidation's c == 2).
+ */
+START_TEST(test_stale_window_invalidation)
+{
+	const uint32_t junk[] = { 0x7a7a7a7a, 1, 1, 0, 0, 0, 0 };
+	struct rpcrdma_stats a, b;
+	struct rpcrdma_msg m;
+	struct rpcrdma_rx rx;
+	struct raw_pair p;
+	struct iovec iov;
+	uint32_t be[7], rkey;
+	int rc;
+
+	raw_pair_open(&p);
+	if (!rpcrdma_ep_windows(p.a.ep)) {
+		printf("t_clnt: test_stale_window_invalidation: no windows "
+		       "here\n");
+		raw_pair_close(&p);
+		return;
+	}
+	raw_pair_call(&p, &m);
+	rkey = m.segs[m.reply.first].handle;
+	raw_pair_reply(&p, &m, 0, 0);
+	ck_assert_int_eq(raw_pair_result(&p), RPC_SUCCESS);
+	a = stats_of(p.c.cl);
+	ck_assert_uint_eq(a.remote_invalidations, 0);
+	/* The window is unbound now (by the client, type 1). */
+	for (size_t i = 0; i < 7; i++)
+		be[i] = htonl(junk[i]);
+	iov.iov_base = be;
+	iov.iov_len = sizeof(be);
+	for (int k = 0; k < 2; k++) {
+		rc = rpcrdma_ep_send(p.a.ep, &iov, 1, rkey);
+		if (rc)
+			break;	/* the first one failed the QP already */
+	}
+	/* The client's side refused it: the raw peer's connection fails
+	 * (its Send completes in error, or the client disconnects). */
+	rc = rpcrdma_ep_poll(p.a.ep, &rx, 10000);
+	ck_assert_msg(rc == -ENOTCONN || rc < 0, "the raw peer's connection "
+		      "lived on (poll %d)", rc);
+	b = stats_of(p.c.cl);
+	ck_assert_uint_eq(b.remote_invalidations, a.remote_invalidations);
+	raw_pair_close(&p);
 }
 END_TEST
 
@@ -251,5 +310,6 @@ void t_clnt_add_raw(TCase *tc)
 	tcase_add_test(tc, test_reply_window);
 	tcase_add_test(tc, test_duplicate_reply);
 	tcase_add_test(tc, test_unasked_remote_invalidation);
+	tcase_add_test(tc, test_stale_window_invalidation);
 	tcase_add_test(tc, test_bad_write_list);
 }

@@ -521,11 +521,32 @@ bool windows_expected(void)
 	unsigned int major = 0, minor = 0;
 	struct utsname u;
 
-	if (env && (!strcmp(env, "0") || !strcmp(env, "1")))
-		return env[0] == '1';
+	if (env && (!strcmp(env, "0") || !strcmp(env, "1") ||
+		    !strcmp(env, "2")))
+		return env[0] != '0';
 	if (iwarp)
 		return false;
 	ck_assert_int_eq(uname(&u), 0);
 	ck_assert_int_eq(sscanf(u.release, "%u.%u", &major, &minor), 2);
 	return major > 6 || (major == 6 && minor >= 12);
+}
+
+/*
+ * Whether a client agrees R (RFC 8797 section 4.1): where its windows are
+ * type 2. Every guest device is rxe, whose windows are type 1 unless
+ * RPCRDMA_WINDOWS=2 (engine/reg.c), or siw, which has none.
+ */
+bool remote_inv_expected(void)
+{
+	const char *env = getenv("RPCRDMA_WINDOWS");
+
+	return windows_expected() && env && !strcmp(env, "2");
+}
+
+/* RPCRDMA_WINDOWS=2 where windows are expected (rxe from 6.12): type 2
+ * and R, the configuration of a client with a trusted server. */
+void windows_type2(void)
+{
+	if (windows_expected())
+		ck_assert_int_eq(setenv("RPCRDMA_WINDOWS", "2", 1), 0);
 }
