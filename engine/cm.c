@@ -453,11 +453,14 @@ static void conn_count_link(struct rpcrdma_listener *l, struct rpcrdma_ep *ep,
 
 /*
  * Accepted connections whose handshake (the client's RTU) has not come
- * within the listener's timeout are dropped when a new request wants a
+ * within the listener's timeout are dropped when a new request finds no
  * slot: a client that never completes one, or a forged REQ, would hold
  * its slot for as long as the REQ's own CM timeouts say, and those are
  * the sender's choice (security review 21c8dd5, finding 6). Destroying
- * the id makes the kernel reject the handshake.
+ * the id makes the kernel reject the handshake. Only then: a burst of
+ * requests handled one by one may take longer than the timeout while
+ * ESTABLISHED events wait behind them, and below the limits nothing is
+ * gained by dropping those.
  */
 static void pending_expire(struct rpcrdma_listener *l)
 {
@@ -477,6 +480,17 @@ static void pending_expire(struct rpcrdma_listener *l)
 		ep_disconnect(ep);
 		ep_free(ep);
 	}
+}
+
+/* Whether a request from src would pass max_conns or the per-source
+ * limit. */
+static bool listener_full(struct rpcrdma_listener *l,
+			  const struct sockaddr *src)
+{
+	return (l->opts.max_conns &&
+		__atomic_load_n(&l->count->live, __ATOMIC_ACQUIRE) >=
+			l->opts.max_conns) ||
+	       source_full(l, src);
 }
 
 /*
@@ -499,16 +513,16 @@ static int listener_conn_req(struct rpcrdma_listener *l, struct rdma_cm_id *id,
 	int ret;
 
 	/* The connection limits count accepted connections until they are
-	 * freed; one over either is rejected before anything is allocated. */
-	pending_expire(l);
-	if ((l->opts.max_conns &&
-	     __atomic_load_n(&l->count->live, __ATOMIC_ACQUIRE) >=
-		     l->opts.max_conns) ||
-	    source_full(l, src)) {
-		RPCRDMA_STAT_ADD(NULL, connections_refused, 1);
-		id_reject(id);
-		rdma_destroy_id(id);
-		return -EMFILE;
+	 * freed; one over either is rejected before anything is allocated,
+	 * unless handshakes that never completed held the places. */
+	if (listener_full(l, src)) {
+		pending_expire(l);
+		if (listener_full(l, src)) {
+			RPCRDMA_STAT_ADD(NULL, connections_refused, 1);
+			id_reject(id);
+			rdma_destroy_id(id);
+			return -EMFILE;
+		}
 	}
 	ep = ep_alloc(&l->opts);
 	if (!ep) {

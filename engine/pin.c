@@ -47,6 +47,8 @@ static size_t parse_size(const char *s)
 	unsigned long long v;
 	char *end;
 
+	if (*s < '0' || *s > '9')
+		return 0;	/* strtoull takes "-2" as 2^64 - 2 */
 	errno = 0;
 	v = strtoull(s, &end, 10);
 	if (errno || end == s)

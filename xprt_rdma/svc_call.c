@@ -52,12 +52,24 @@ void call_put(struct svc_call *k)
 	k->state = CALL_FREE;
 	k->next = c->free;
 	c->free = k;
+	/*
+	 * Buffers larger than SVC_KEEP_BYTES stay for the next call in at
+	 * most SVC_KEEP_BIG contexts (a stream of large calls reuses them);
+	 * any other context gives them back as its call ends, so that what
+	 * a busy connection holds between calls is bounded by that, not by
+	 * its contexts (2 x credits + 16) times max_msg (security review
+	 * 21c8dd5, finding 5).
+	 */
 	if (!k->big && (k->rdcap > SVC_KEEP_BYTES ||
 			k->callcap > SVC_KEEP_BYTES ||
 			(k->reply_ok &&
 			 rpcrdma_xdrgrow_cap(&k->reply) > SVC_KEEP_BYTES))) {
-		k->big = true;
-		c->nbig++;
+		if (c->nbig < SVC_KEEP_BIG) {
+			k->big = true;
+			c->nbig++;
+		} else {
+			call_free_buffers(k);
+		}
 	}
 	/* An idle connection gives its large buffers back (a walk only
 	 * when some call holds one: this runs after every call). */

@@ -25,6 +25,8 @@
 #define SVC_BURST		16u	/* messages per xp_recv */
 #define SVC_ROUNDS		4u	/* xp_recv rounds before others' turn */
 #define SVC_KEEP_BYTES		(256u << 10) /* per call, kept while idle */
+#define SVC_KEEP_BIG		4u	/* contexts that keep more between
+					 * calls, until the connection idles */
 #define SVC_CALLS_EXTRA		16u	/* contexts beyond 2 x credits */
 
 struct svc_lsn {

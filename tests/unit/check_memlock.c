@@ -151,6 +151,14 @@ START_TEST(test_env_overrides)
 }
 END_TEST
 
+/* strtoull reads "-2" as 2^64 - 2: not a size, the default. */
+START_TEST(test_cap_negative)
+{
+	setenv("RPCRDMA_MAX_PINNED", "-2", 1);
+	ck_assert_uint_eq(rpcrdma_pin_cap(), half_ram());
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("memlock");
@@ -163,6 +171,7 @@ int main(void)
 	tcase_add_test(tc, test_capability);
 	tcase_add_test(tc, test_cap_env);
 	tcase_add_test(tc, test_cap_garbage);
+	tcase_add_test(tc, test_cap_negative);
 	tcase_add_test(tc, test_env_overrides);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

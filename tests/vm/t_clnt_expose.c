@@ -86,6 +86,7 @@ START_TEST(test_remote_invalidation)
 	free(arg.data);
 	clnt_destroy(cl);
 	srv_stop(&s);
+	unsetenv("RPCRDMA_WINDOWS");
 }
 END_TEST
 
@@ -385,8 +386,9 @@ END_TEST
  * rxe's windows are type 1 (engine/reg.c, security review 21c8dd5
  * finding 7): no R is agreed, so our server answers with plain Sends and
  * the client unbinds each window itself (a local invalidation each); a
- * bound window still takes the server's RDMA Writes, and after the call
- * returns it takes none.
+ * bound window takes the server's RDMA Writes (a reply that needs the
+ * chunk). That a window takes none after its call returned is
+ * test_reply_window's and test_exposure_after_return's.
  */
 START_TEST(test_type1_windows)
 {

@@ -55,6 +55,17 @@ static size_t put_echo_call(uint32_t *w, size_t n, uint32_t xid)
 	return n;
 }
 
+/* An RDMA_MSG transport header's fixed part (RFC 8166 section 4.2):
+ * xid, version 1, one credit asked, RDMA_MSG. */
+static size_t put_msg_hdr(uint32_t *w, uint32_t xid)
+{
+	w[0] = xid;
+	w[1] = 1;
+	w[2] = 1;
+	w[3] = 0;
+	return 4;
+}
+
 /* A segment with an arbitrary 64-bit offset. */
 static size_t put_seg_at(uint32_t *w, size_t n, uint32_t h, uint32_t len,
 			 uint64_t off)
@@ -182,8 +193,7 @@ static void shapes_positions(struct peer *p)
 
 	for (size_t i = 0; i < 2; i++) {
 		xid = p->xid++;
-		n = 0;
-		w[n++] = xid; w[n++] = 1; w[n++] = 1; w[n++] = 0;
+		n = put_msg_hdr(w, xid);
 		w[n++] = 1; w[n++] = pos[i];
 		n = put_seg(w, n, p->hd, BLOB, p->d);
 		w[n++] = 0; w[n++] = 0; w[n++] = 0;
@@ -195,8 +205,7 @@ static void shapes_positions(struct peer *p)
 	/* Two chunks: 4000 bytes at 44, then 4000 at 48, inside the first
 	 * (its bytes run from 44 to 4044 of the rebuilt call). */
 	xid = p->xid++;
-	n = 0;
-	w[n++] = xid; w[n++] = 1; w[n++] = 1; w[n++] = 0;
+	n = put_msg_hdr(w, xid);
 	w[n++] = 1; w[n++] = 44;
 	n = put_seg(w, n, p->hd, 4000, p->d);
 	w[n++] = 1; w[n++] = 48;
@@ -231,8 +240,7 @@ static void shapes_zero_segments(struct peer *p)
 	size_t n;
 
 	xid = p->xid++;
-	n = 0;
-	w[n++] = xid; w[n++] = 1; w[n++] = 1; w[n++] = 0;
+	n = put_msg_hdr(w, xid);
 	w[n++] = 0; w[n++] = 0;
 	w[n++] = 1; w[n++] = 0;
 	n = put_echo_call(w, n, xid);
@@ -242,8 +250,7 @@ static void shapes_zero_segments(struct peer *p)
 	ck_assert_uint_eq(atomic_load(&dispatched), disp);
 
 	xid = p->xid++;
-	n = 0;
-	w[n++] = xid; w[n++] = 1; w[n++] = 1; w[n++] = 0;
+	n = put_msg_hdr(w, xid);
 	w[n++] = 1; w[n++] = 44;
 	n = put_seg(w, n, p->hd, BLOB, p->d);
 	w[n++] = 0;
@@ -276,8 +283,7 @@ static void shapes_read_sums(struct peer *p)
 	size_t n;
 
 	xid = p->xid++;
-	n = 0;
-	w[n++] = xid; w[n++] = 1; w[n++] = 1; w[n++] = 0;
+	n = put_msg_hdr(w, xid);
 	for (int i = 0; i < 4; i++) {
 		w[n++] = 1; w[n++] = 44;
 		n = put_seg(w, n, p->hd, 20000, p->d);
@@ -290,8 +296,7 @@ static void shapes_read_sums(struct peer *p)
 
 	for (size_t i = 0; i < 2; i++) {
 		xid = p->xid++;
-		n = 0;
-		w[n++] = xid; w[n++] = 1; w[n++] = 1; w[n++] = 0;
+		n = put_msg_hdr(w, xid);
 		w[n++] = 1; w[n++] = 44;
 		n = put_seg(w, n, p->hd, pairs[i][0], p->d);
 		w[n++] = 1; w[n++] = 44;
@@ -363,8 +368,7 @@ static void shapes_offset_wrap(struct peer *p)
 
 	for (int shape = 0; shape < 3; shape++) {
 		xid = p->xid++;
-		n = 0;
-		w[n++] = xid; w[n++] = 1; w[n++] = 1; w[n++] = 0;
+		n = put_msg_hdr(w, xid);
 		if (shape == 0) {
 			w[n++] = 1; w[n++] = 44;
 			n = put_seg_at(w, n, p->hd, BLOB, top);
