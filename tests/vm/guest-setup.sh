@@ -16,7 +16,8 @@ A=$RPCRDMA_ADDR_A
 B=$RPCRDMA_ADDR_B
 # A second client address on A's side (v0), for tests that need a second
 # client host (t_limits' per-source connection limit): A's last byte +
-# 100.
+# 100. Its rules take prefs 20 and 21 (perftest-pair.sh adds and removes
+# pref 12).
 C=${A%.*}.$(( ${A##*.} + 100 ))
 export RPCRDMA_ADDR_C=$C
 # The soft RDMA provider under test (RPCRDMA_PROVIDER): rxe (Soft-RoCE,
@@ -99,8 +100,8 @@ rule add pref 100 lookup local
 rule del pref 0
 rule add pref 10 iif lo from $A to $B lookup 10
 rule add pref 11 iif lo from $B to $A lookup 11
-rule add pref 12 iif lo from $C to $B lookup 10
-rule add pref 13 iif lo from $B to $C lookup 11
+rule add pref 20 iif lo from $C to $B lookup 10
+rule add pref 21 iif lo from $B to $C lookup 11
 route add $B dev v0 src $A table 10
 route add $A dev v1 src $B table 11
 route add $C dev v1 src $B table 11
