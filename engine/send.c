@@ -250,7 +250,6 @@ int ep_tx_post(struct rpcrdma_ep *ep, const struct iovec *iov, int iovcnt,
 				NULL);
 }
 
-/* Waits until every SQ WR up to seq completed. Lock held. */
 /*
  * How long a waiter polls the CQ before it arms it and sleeps (each a
  * system call, and a wake-up): what it waits for is most often a local
@@ -260,24 +259,22 @@ int ep_tx_post(struct rpcrdma_ep *ep, const struct iovec *iov, int iovcnt,
  */
 #define EP_SQ_SPIN_US	100u
 
+/* Waits until every SQ WR up to seq completed. Lock held. */
 int rpcrdma_ep_sq_wait(struct rpcrdma_ep *ep, uint64_t seq, uint64_t deadline)
 {
-	uint64_t spin_end = 0;
+	uint64_t spin_end = 0, now;
 
 	for (;;) {
 		ep_reap(ep);
 		if (ep->sq_done >= seq)
 			return 0;
-		if (ep_is_up(ep)) {
-			uint64_t now = ep_now_us();
-
-			if (!spin_end)
-				spin_end = now + EP_SQ_SPIN_US;
-			if (now < spin_end)
-				continue;
-		}
 		if (!ep_is_up(ep))
 			return ep->down_err ? ep->down_err : -ENOTCONN;
+		now = ep_now_us();
+		if (!spin_end)
+			spin_end = now + EP_SQ_SPIN_US;
+		if (now < spin_end)
+			continue;
 		if (ep_arm(ep) || ep->sq_done >= seq)
 			continue;
 		if (!ep_is_up(ep))

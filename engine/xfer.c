@@ -61,10 +61,9 @@ static struct rpcrdma_xfer *xf_pop(struct rpcrdma_xfer **head,
 static void xf_dereg_failed(struct rpcrdma_ep *ep)
 {
 	RPCRDMA_STAT_ADD(ep, dereg_failures, 1);
-	ep_note_why(ep, RPCRDMA_CLOSE_DEREG);
 	if (ep->qp)
 		ep_qp_to_error(ep->qp);
-	ep_mark_down(ep, -EIO);
+	ep_down_why(ep, -EIO, RPCRDMA_CLOSE_DEREG);
 	if (ep->id)
 		ep_disconnect(ep);
 }

@@ -480,15 +480,19 @@ void raw_null_call(struct rpcrdma_ep *ep, uint32_t xid)
 }
 
 /* Appends a segment (handle, length, 64-bit offset) as four words. */
-size_t put_seg(uint32_t *w, size_t n, uint32_t h, uint32_t len,
-	       const void *addr)
+size_t put_seg_at(uint32_t *w, size_t n, uint32_t h, uint32_t len,
+		  uint64_t off)
 {
-	uint64_t off = (uint64_t)(uintptr_t)addr;
-
 	w[n++] = h;
 	w[n++] = len;
 	w[n++] = (uint32_t)(off >> 32);
 	w[n++] = (uint32_t)off;
 	return n;
+}
+
+size_t put_seg(uint32_t *w, size_t n, uint32_t h, uint32_t len,
+	       const void *addr)
+{
+	return put_seg_at(w, n, h, len, (uint64_t)(uintptr_t)addr);
 }
 

@@ -134,5 +134,8 @@ void raw_null_call(struct rpcrdma_ep *ep, uint32_t xid);
  * w[n]; returns the new n. */
 size_t put_seg(uint32_t *w, size_t n, uint32_t h, uint32_t len,
 	       const void *addr);
+/* The same with any 64-bit offset (a hostile one, say). */
+size_t put_seg_at(uint32_t *w, size_t n, uint32_t h, uint32_t len,
+		  uint64_t off);
 
 #endif /* T_HARNESS_H */

@@ -311,6 +311,23 @@ int ibv_dereg_mr(struct ibv_mr *mr)
 	return real_dereg_mr(mr);
 }
 
+/* buf[0, len) filled with fill and registered on ep for the peer's RDMA
+ * Reads; *seg names it. */
+static struct rpcrdma_mr *expose_read(struct rpcrdma_ep *ep, uint8_t *buf,
+				      size_t len, uint8_t fill,
+				      struct rpcrdma_segment *seg)
+{
+	struct rpcrdma_mr *mr;
+
+	memset(buf, fill, len);
+	ck_assert_int_eq(rpcrdma_ep_reg(ep, buf, len,
+					RPCRDMA_ACCESS_REMOTE_READ, &mr), 0);
+	seg->handle = rpcrdma_mr_rkey(mr);
+	seg->length = (uint32_t)len;
+	seg->offset = (uint64_t)(uintptr_t)buf;
+	return mr;
+}
+
 /*
  * A registration the provider will not drop keeps answering its rkey
  * while its memory goes back to its owner (security review 11): the
@@ -328,12 +345,7 @@ START_TEST(test_dereg_failure)
 	int ret;
 
 	pair_connect(&o, &o, &s, &cep);
-	memset(cbuf, 0x3c, sizeof(cbuf));
-	ck_assert_int_eq(rpcrdma_ep_reg(cep, cbuf, sizeof(cbuf),
-					RPCRDMA_ACCESS_REMOTE_READ, &mr), 0);
-	seg.handle = rpcrdma_mr_rkey(mr);
-	seg.length = sizeof(cbuf);
-	seg.offset = (uint64_t)(uintptr_t)cbuf;
+	mr = expose_read(cep, cbuf, sizeof(cbuf), 0x3c, &seg);
 	ck_assert_int_eq(rpcrdma_ep_read(s.ep, sbuf, sizeof(sbuf), &seg, 1,
 					 T_TIMEOUT_MS), 0);
 	ck_assert_uint_eq(sbuf[100], 0x3c);
@@ -373,13 +385,8 @@ START_TEST(test_xfer_dereg_failure)
 	struct srv s;
 
 	pair_connect(&o, &o, &s, &cep);
-	memset(cbuf, 0x5c, sizeof(cbuf));
+	mr = expose_read(cep, cbuf, sizeof(cbuf), 0x5c, &seg);
 	memset(sbuf, 0, sizeof(sbuf));
-	ck_assert_int_eq(rpcrdma_ep_reg(cep, cbuf, sizeof(cbuf),
-					RPCRDMA_ACCESS_REMOTE_READ, &mr), 0);
-	seg.handle = rpcrdma_mr_rkey(mr);
-	seg.length = sizeof(cbuf);
-	seg.offset = (uint64_t)(uintptr_t)cbuf;
 	memset(&x, 0, sizeof(x));
 	x.read = true;
 	x.local = sbuf;

@@ -66,17 +66,6 @@ static size_t put_msg_hdr(uint32_t *w, uint32_t xid)
 	return 4;
 }
 
-/* A segment with an arbitrary 64-bit offset. */
-static size_t put_seg_at(uint32_t *w, size_t n, uint32_t h, uint32_t len,
-			 uint64_t off)
-{
-	w[n++] = h;
-	w[n++] = len;
-	w[n++] = (uint32_t)(off >> 32);
-	w[n++] = (uint32_t)off;
-	return n;
-}
-
 static void expect_err_chunk(struct peer *p, uint32_t xid)
 {
 	const uint32_t r[] = { xid, 1, 1, 4, 2 };
