@@ -14,7 +14,9 @@
 #      thread; 32 also from 4 CLIENTs), bulk results and arguments 4 KiB
 #      to 4 MiB
 #      and our rdma server again with a pool of 2 threads
-#      (rpcrdma_svc_run): NULL rate at 32 in flight, 1 and 4 CLIENTs
+#      (rpcrdma_svc_run): NULL rate at 32 in flight, 1 and 4 CLIENTs;
+#      and 1 MiB results and arguments over each netid while tc netem
+#      drops 0.1% of the packets on both ends of the veth
 #   3. the reference server: the kernel's nfsd (NFSv3 NULL over rdma port
 #      20049, and over tcp) from the same client: latency, and NULL rate
 #      at 32 in flight from 1 and from 4 CLIENTs
@@ -85,13 +87,13 @@ rec() {
 
 if [ -n "$quick" ]; then
 	SIZES="4096 1048576"
-	LAT_N=200 RATE_CALLS=400 THREADS="1 32" INSTR_N=100
+	LAT_N=200 RATE_CALLS=400 THREADS="1 32" INSTR_N=100 LOSS_ITERS=8
 	# The profile's tooling once (over rdma): perf report of a system-wide
 	# call-graph profile takes about 3 minutes per netid under TCG.
 	PERF_NETIDS=rdma
 else
 	SIZES="4096 65536 1048576 4194304"
-	LAT_N=2000 RATE_CALLS=3000 THREADS="1 8 32 128" INSTR_N=1000
+	LAT_N=2000 RATE_CALLS=3000 THREADS="1 8 32 128" INSTR_N=1000 LOSS_ITERS=32
 fi
 # Iterations per size: about 32 MiB, and at least 16.
 iters() {
@@ -237,6 +239,34 @@ for mode in shared 4; do
 	client_as rpcpool -n rdma "$B" rate 32 $(((RATE_CALLS + 31) / 32)) "$mode"
 done
 stop_server
+
+# A lossy fabric: tc netem drops 0.1% of the packets on both ends of the
+# veth while 1 MiB results and arguments move over each netid (RoCE
+# retransmits in the adapter, from the lost packet on; TCP selectively).
+# The fabric's own count of retries goes beside them (rpcrdma-stat -f).
+netem_v() {
+	local d
+	for d in v0 v1; do
+		if [ "$1" = off ]; then
+			tc qdisc del dev "$d" root 2>/dev/null
+		else
+			tc qdisc replace dev "$d" root netem "$@" ||
+				die "tc netem $* on $d failed"
+		fi
+	done
+}
+modprobe sch_netem || die "no sch_netem module"
+say "1 MiB under 0.1% loss"
+for netid in tcp rdma; do
+	start_server "$netid"
+	netem_v loss 0.1%
+	for op in read write; do
+		client_as rpcloss -n "$netid" "$B" "$op" 1048576 "$LOSS_ITERS"
+	done
+	netem_v off
+	stop_server
+done
+"$build/tools/rpcrdma-stat" -f >"$out/fabric-loss.txt" 2>&1 || true
 
 # ---- 3. the reference server: the kernel's nfsd ----
 say "reference: the kernel's nfsd"

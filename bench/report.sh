@@ -187,6 +187,16 @@ for dir in read write; do
 	done
 done
 
+# A lossy fabric (netem drops 0.1% of the packets on the veth): 1 MiB
+# results and arguments over rdma against tcp under the same loss; the
+# fabric's retries are in fabric-loss.txt (rpcrdma-stat -f).
+for dir in read write; do
+	if [ "$dir" = read ]; then what="results"; else what="arguments"; fi
+	r=$(get rpcloss mode="$dir" netid=rdma size=1048576 MiBps)
+	c=$(get rpcloss mode="$dir" netid=tcp size=1048576 MiBps)
+	row "1 MiB $what under 0.1% loss, MiB/s" "$r" "$c" "tcp" "$(ratio "$r" "$c")"
+done
+
 # NFS file I/O: the kernel client's dd of a 64 MiB file with direct I/O,
 # our server (nfs3d) against the kernel's nfsd, mounted side by side;
 # the rsize and wsize each mount negotiated.

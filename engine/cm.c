@@ -35,23 +35,11 @@ static int opts_timeout(const struct rpcrdma_ep_opts *o)
 	return o->timeout_ms > 0 ? o->timeout_ms : EP_DEFAULT_TIMEOUT_MS;
 }
 
-static size_t sockaddr_len(const struct sockaddr *sa)
-{
-	switch (sa->sa_family) {
-	case AF_INET:
-		return sizeof(struct sockaddr_in);
-	case AF_INET6:
-		return sizeof(struct sockaddr_in6);
-	default:
-		return sizeof(struct sockaddr_storage);
-	}
-}
-
 static void ep_set_established(struct rpcrdma_ep *ep, int role)
 {
 	const struct sockaddr *pa = rdma_get_peer_addr(ep->id);
 
-	memcpy(&ep->peer, pa, sockaddr_len(pa));
+	memcpy(&ep->peer, pa, ep_sockaddr_len(pa));
 	export_conn_label(ep->stats, role, pa);
 	pthread_mutex_lock(&ep->lock);
 	__atomic_store_n(&ep->connected, true, __ATOMIC_RELEASE);
@@ -175,6 +163,7 @@ int rpcrdma_ep_connect(const struct sockaddr *dst, const struct sockaddr *src,
 		return -ENOMEM;
 	/* The requester bounds its waits itself (its calls' timeouts). */
 	ep->opts.stall_ms = 0;
+	ep->opts.idle_ms = 0;
 	tmo = opts_timeout(o);
 	if (o->send_pvtdata) {
 		ret = rpcrdma_pvtdata_encode(&ep->local_pd, pd);
@@ -314,13 +303,11 @@ int rpcrdma_listener_create(const struct sockaddr *addr,
 	if (!l)
 		return -ENOMEM;
 	l->opts = *o;
-	l->count = calloc(1, sizeof(*l->count));
+	l->count = conn_count_new();
 	if (!l->count) {
 		ret = -ENOMEM;
 		goto out_free;
 	}
-	l->count->refs = 1;
-	pthread_mutex_init(&l->count->lock, NULL);
 	ret = cm_open(&l->ch, &l->id, l);
 	if (ret)
 		goto out_free;
@@ -333,7 +320,7 @@ int rpcrdma_listener_create(const struct sockaddr *addr,
 		goto out_destroy_id;
 	}
 	sa = rdma_get_local_addr(l->id);
-	memcpy(&l->addr, sa, sockaddr_len(sa));
+	memcpy(&l->addr, sa, ep_sockaddr_len(sa));
 	*out = l;
 	return 0;
 
@@ -392,65 +379,6 @@ static void id_reject(struct rdma_cm_id *id)
 	ep_sigpipe_release(&g);
 }
 
-/* The same host: the port is the client's choice and says nothing. */
-static bool same_host(const struct sockaddr *a, const struct sockaddr *b)
-{
-	if (a->sa_family != b->sa_family)
-		return false;
-	switch (a->sa_family) {
-	case AF_INET:
-		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
-		       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
-	case AF_INET6:
-		return memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
-			      &((const struct sockaddr_in6 *)b)->sin6_addr,
-			      sizeof(struct in6_addr)) == 0;
-	default:
-		return false;	/* AF_IB: not limited per source */
-	}
-}
-
-/*
- * Whether the client's host already holds its share of the connections
- * (opts.max_conns_per_source): one host must not take every slot of the
- * listener (security review 21c8dd5, finding 6). Accepted connections
- * not yet freed count, established or not.
- */
-static bool source_full(struct rpcrdma_listener *l, const struct sockaddr *src)
-{
-	uint32_t max = l->opts.max_conns_per_source, n = 0;
-	struct ep_conn_count *cc = l->count;
-	struct rpcrdma_ep *ep;
-
-	if (!max || !src)
-		return false;
-	pthread_mutex_lock(&cc->lock);
-	for (ep = cc->eps; ep && n < max; ep = ep->cc_next)
-		n += same_host(src, (const struct sockaddr *)&ep->src);
-	pthread_mutex_unlock(&cc->lock);
-	return n >= max;
-}
-
-/* Puts an accepted endpoint on its listener's count. */
-static void conn_count_link(struct rpcrdma_listener *l, struct rpcrdma_ep *ep,
-			    const struct sockaddr *src)
-{
-	struct ep_conn_count *cc = l->count;
-
-	if (src)
-		memcpy(&ep->src, src, sockaddr_len(src));
-	ep->conn_count = cc;
-	__atomic_add_fetch(&cc->refs, 1, __ATOMIC_RELAXED);
-	pthread_mutex_lock(&cc->lock);
-	ep->cc_prev = NULL;
-	ep->cc_next = cc->eps;
-	if (cc->eps)
-		cc->eps->cc_prev = ep;
-	cc->eps = ep;
-	__atomic_add_fetch(&cc->live, 1, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&cc->lock);
-}
-
 /*
  * Accepted connections whose handshake (the client's RTU) has not come
  * within the listener's timeout are dropped when a new request finds no
@@ -482,17 +410,6 @@ static void pending_expire(struct rpcrdma_listener *l)
 	}
 }
 
-/* Whether a request from src would pass max_conns or the per-source
- * limit. */
-static bool listener_full(struct rpcrdma_listener *l,
-			  const struct sockaddr *src)
-{
-	return (l->opts.max_conns &&
-		__atomic_load_n(&l->count->live, __ATOMIC_ACQUIRE) >=
-			l->opts.max_conns) ||
-	       source_full(l, src);
-}
-
 /*
  * CONNECT_REQUEST: build the endpoint on the new id (with the listener's
  * options), settle the thresholds from the client's Private Data and
@@ -515,9 +432,15 @@ static int listener_conn_req(struct rpcrdma_listener *l, struct rdma_cm_id *id,
 	/* The connection limits count accepted connections until they are
 	 * freed; one over either is rejected before anything is allocated,
 	 * unless handshakes that never completed held the places. */
-	if (listener_full(l, src)) {
+	if (conn_count_full(l->count, &l->opts, src)) {
 		pending_expire(l);
-		if (listener_full(l, src)) {
+		/* engine/conns.c: at max_conns an idle one may make room. */
+		if (l->opts.idle_ms &&
+		    conn_count_full(l->count, &l->opts, src) &&
+		    !conn_count_source_full(l->count,
+					    l->opts.max_conns_per_source, src))
+			conn_count_evict_idle(l->count);
+		if (conn_count_full(l->count, &l->opts, src)) {
 			RPCRDMA_STAT_ADD(NULL, connections_refused, 1);
 			id_reject(id);
 			rdma_destroy_id(id);
@@ -532,7 +455,7 @@ static int listener_conn_req(struct rpcrdma_listener *l, struct rdma_cm_id *id,
 	}
 	ep->id = id;
 	id->context = ep;
-	conn_count_link(l, ep, src);
+	conn_count_link(l->count, ep, src);
 	ep->cm_ch = rdma_create_event_channel();
 	if (!ep->cm_ch) {
 		ret = neg_errno(ENOMEM);
@@ -577,7 +500,7 @@ static int listener_conn_req(struct rpcrdma_listener *l, struct rdma_cm_id *id,
 	/* A client sending more calls than granted gets an RNR NAK and loses
 	 * its connection rather than stalling the send queue (RFC 8166
 	 * section 3.3.1; the Linux client uses 0 too). */
-	cp.rnr_retry_count = 0;
+	cp.rnr_retry_count = ep->opts.rnr_retry_count;
 	ep_sigpipe_hold(ep->iwarp, &g);
 	ret = rdma_accept(id, &cp) ? neg_errno(ECONNABORTED) : 0;
 	ep_sigpipe_release(&g);
@@ -610,6 +533,9 @@ static int listener_established(struct rpcrdma_listener *l,
 		return ret;
 	}
 	ep_set_established(ep, RPCRDMA_EXPORT_SERVER);
+	pthread_mutex_lock(&ep->lock);
+	ep_idle_arm(ep);
+	pthread_mutex_unlock(&ep->lock);
 	return 0;
 }
 
@@ -752,7 +678,7 @@ void rpcrdma_ep_destroy(struct rpcrdma_ep *ep)
 		/* Disconnect (DREQ to the peer) and flush everything. */
 		rpcrdma_ep_close(ep, -ENOTCONN);
 		ep_qp_to_error(ep->qp);
-		ep_drain(ep, 250);
+		ep_drain(ep, EP_DRAIN_MAX_MS);
 	}
 	ep_free(ep);
 }

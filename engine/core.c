@@ -3,7 +3,8 @@
  * The endpoint's state and its fd: reaping completions (ep_wc, ep_reap),
  * its own CM events (ep_cm_events), arming the CQ and blocking on the
  * channels (ep_arm, ep_block*), kick and
- * wake, the stall timer (ep_stall_arm, rpcrdma_ep_check_stall), marking
+ * wake, the endpoint's timer (ep_stall_arm, ep_idle_arm,
+ * rpcrdma_ep_check_stall: the stall deadline and the idle check), marking
  * the connection down, rpcrdma_ep_close, the teardown drain, the
  * accessors and the engine's clock. Receives are in recv.c,
  * the send queue in send.c, endpoint resources in ep.c, RDMA-CM
@@ -25,7 +26,11 @@
  * a send queue that completed nothing for stall_ms closes the connection.
  * The timer is armed by a post and disarmed only at a tick with nothing
  * signaled outstanding, so it costs a system call per interval, not per
- * work request.
+ * work request. With opts.idle_ms (an accepted connection) it ticks at
+ * half of that instead of being disarmed, and two ticks in a row that
+ * see nothing received, posted or in progress close the connection, as
+ * the Linux server ages out its idle transports (security review
+ * 21c8dd5, finding 6).
  */
 #include <errno.h>
 #include <sys/epoll.h>
@@ -151,6 +156,7 @@ static int ep_wc(struct rpcrdma_ep *ep, const struct ibv_wc *wc)
 			RPCRDMA_STAT_ADD(ep, remote_invalidations, 1);
 		ep->rxq[(ep->rxq_head + ep->rxq_count) % ep->nrx] = idx;
 		__atomic_add_fetch(&ep->rxq_count, 1, __ATOMIC_RELEASE);
+		ep->rx_seen++;
 		return 1;
 	}
 	if (wc->status != IBV_WC_SUCCESS) {
@@ -197,32 +203,72 @@ int ep_reap(struct rpcrdma_ep *ep)
 	return got;
 }
 
-/* Checks at a quarter of the deadline (50 ms at least). */
-void ep_stall_arm(struct rpcrdma_ep *ep)
+/* A timer interval of ms, 50 ms at least. */
+static uint64_t timer_iv_of(uint32_t ms)
 {
-	uint64_t iv = ep->opts.stall_ms / 4 > 50 ? ep->opts.stall_ms / 4 : 50;
+	return ms > 50 ? ms : 50;
+}
+
+/* Sets the endpoint's timer to tick every iv ms (0: off), unless it
+ * already does: one system call per change of mode, never per call. */
+static void timer_set(struct rpcrdma_ep *ep, uint64_t iv)
+{
 	struct itimerspec its = {
 		.it_interval = { (time_t)(iv / 1000), (long)(iv % 1000) * 1000000 },
 		.it_value = { (time_t)(iv / 1000), (long)(iv % 1000) * 1000000 },
 	};
 
-	if (ep->stallfd < 0 || ep->stall_armed)
+	if (ep->stallfd < 0 || ep->timer_iv == iv)
 		return;
 	if (timerfd_settime(ep->stallfd, 0, &its, NULL) == 0)
-		ep->stall_armed = true;
+		ep->timer_iv = iv;
 }
 
-static void stall_disarm(struct rpcrdma_ep *ep)
+/* The stall deadline is checked at a quarter of itself. */
+void ep_stall_arm(struct rpcrdma_ep *ep)
 {
-	struct itimerspec off;
+	if (ep->opts.stall_ms)
+		timer_set(ep, timer_iv_of(ep->opts.stall_ms / 4));
+}
 
-	memset(&off, 0, sizeof(off));
-	(void)timerfd_settime(ep->stallfd, 0, &off, NULL);
-	ep->stall_armed = false;
+/* The idle check ticks at half the idle time: two quiet ticks in a row
+ * close the connection, between idle_ms and 1.5 x idle_ms after it last
+ * carried anything. */
+void ep_idle_arm(struct rpcrdma_ep *ep)
+{
+	timer_set(ep, ep->opts.idle_ms ?
+			      timer_iv_of(ep->opts.idle_ms / 2) : 0);
+}
+
+bool ep_nothing_in_progress(struct rpcrdma_ep *ep)
+{
+	uint32_t posted = __atomic_load_n(&ep->rx_posted, __ATOMIC_RELAXED);
+
+	/* A server's receive stays out of the ring from its call's arrival
+	 * until its reply is posted (svc_send.c), so a call being read,
+	 * waiting or in its dispatch function holds one. */
+	return posted + ep->rxq_count >= ep->nrx && !ep->xf_count &&
+	       !ep_sq_signaled_out(ep);
+}
+
+/* One idle tick (lock held): true when the connection has been idle for
+ * two ticks in a row and is to close. Anything received or posted
+ * (rx_seen, sq_seq) or in progress starts the count again. */
+static bool idle_tick(struct rpcrdma_ep *ep)
+{
+	uint64_t seen = ep->rx_seen + ep->sq_seq;
+
+	if (seen != ep->idle_seen || !ep_nothing_in_progress(ep)) {
+		ep->idle_seen = seen;
+		ep->idle_ticks = 0;
+		return false;
+	}
+	return ++ep->idle_ticks >= 2;
 }
 
 void rpcrdma_ep_check_stall(struct rpcrdma_ep *ep)
 {
+	bool idle = false;
 	int8_t seen;
 	uint64_t n;
 
@@ -231,15 +277,24 @@ void rpcrdma_ep_check_stall(struct rpcrdma_ep *ep)
 	pthread_mutex_lock(&ep->lock);
 	seen = ep->stall_seen;
 	ep->stall_seen = -1;
-	if (!ep->stall_armed || seen == 0 ||
+	if (!ep->timer_iv || seen == 0 ||
 	    read(ep->stallfd, &n, sizeof(n)) != (ssize_t)sizeof(n))
 		goto out;		/* not expired */
 	/* Completions not reaped yet are progress too. */
 	ep_reap(ep);
-	if (!ep_sq_signaled_out(ep) || !ep_is_up(ep)) {
-		stall_disarm(ep);
+	if (!ep_is_up(ep)) {
+		timer_set(ep, 0);
 		goto out;
 	}
+	if (!ep_sq_signaled_out(ep) || !ep->opts.stall_ms) {
+		idle = ep->opts.idle_ms && idle_tick(ep);
+		if (idle)
+			timer_set(ep, 0);
+		else
+			ep_idle_arm(ep);
+		goto out;
+	}
+	ep->idle_ticks = 0;
 	if (ep_now_ms() - ep->sq_progress_ms < ep->opts.stall_ms)
 		goto out;
 	/* Closed as our own fatal error: the QP stops touching the
@@ -251,9 +306,12 @@ void rpcrdma_ep_check_stall(struct rpcrdma_ep *ep)
 	ep_disconnect(ep);
 	if (ep->sq_progress)
 		ep->sq_progress(ep);
-	stall_disarm(ep);
+	timer_set(ep, 0);
 out:
 	pthread_mutex_unlock(&ep->lock);
+	/* Nothing in progress: a plain close, as the client would make. */
+	if (idle)
+		rpcrdma_ep_close_why(ep, -ETIMEDOUT, RPCRDMA_CLOSE_IDLE);
 }
 
 /* Consumes up to max pending completion-channel events (UINT32_MAX:
@@ -410,6 +468,18 @@ bool rpcrdma_ep_connected(const struct rpcrdma_ep *ep)
 	return ep_is_up(ep);
 }
 
+bool rpcrdma_ep_check_cm(struct rpcrdma_ep *ep)
+{
+	bool up;
+
+	pthread_mutex_lock(&ep->lock);
+	if (ep_is_up(ep))
+		ep_cm_events(ep);
+	up = ep_is_up(ep);
+	pthread_mutex_unlock(&ep->lock);
+	return up;
+}
+
 uint32_t rpcrdma_ep_credits(const struct rpcrdma_ep *ep)
 {
 	return ep->credits;
@@ -489,6 +559,11 @@ const char *rpcrdma_close_why_str(enum rpcrdma_close_why why)
 		return "a resource of the server failed: memory, a receive "
 		       "that could not be reposted, or a local work request "
 		       "error (closes_internal)";
+	case RPCRDMA_CLOSE_IDLE:
+		return "it carried nothing for RPCRDMA_IDLE_MS (closes_idle)";
+	case RPCRDMA_CLOSE_EVICTED:
+		return "it was idle and a new client wanted its place at "
+		       "RPCRDMA_MAX_CONNS (closes_evicted)";
 	}
 	return "?";
 }
@@ -588,7 +663,16 @@ void ep_disconnect(struct rpcrdma_ep *ep)
 	ep_sigpipe_release(&g);
 }
 
-/* Teardown: waits (bounded) for the flushed receives of a QP in error. */
+/*
+ * Teardown: waits for the flushed receives of a QP in error, sleeping on
+ * the completion channel until they are in, as the poller sleeps for a
+ * message. A QP in the error state completes every outstanding work
+ * request with a flush error, normally within microseconds of the state
+ * change (rxe, siw): a server closing many connections pays each one's
+ * flush, not a fixed wait (198abdf review #21: it slept 1 ms per look,
+ * and max_ms when the flushes lagged). max_ms bounds a device that never
+ * flushes; a removed one completes nothing: no wait at all.
+ */
 void ep_drain(struct rpcrdma_ep *ep, int max_ms)
 {
 	uint64_t deadline = ep_deadline_of(max_ms);
@@ -597,13 +681,17 @@ void ep_drain(struct rpcrdma_ep *ep, int max_ms)
 	for (;;) {
 		ep_reap(ep);
 		ep->rxq_count = 0;
+		if (!__atomic_load_n(&ep->rx_posted, __ATOMIC_RELAXED) ||
+		    ep->dev_removed)
+			break;
+		/* Armed, then looked at once more (ep_arm reaps): a flush
+		 * between the reap and the arm raises no event. */
+		ep_arm(ep);
+		ep->rxq_count = 0;
 		if (!__atomic_load_n(&ep->rx_posted, __ATOMIC_RELAXED))
 			break;
-		if (remaining_ms(deadline) == 0)
+		if (!ep_block(ep, deadline) && remaining_ms(deadline) == 0)
 			break;
-		pthread_mutex_unlock(&ep->lock);
-		poll(NULL, 0, 1);
-		pthread_mutex_lock(&ep->lock);
 	}
 	ep_drain_events(ep, UINT32_MAX);
 	pthread_mutex_unlock(&ep->lock);

@@ -52,8 +52,14 @@ struct rpcrdma_ep_opts {
 				 * 0: no limit */
 	uint32_t stall_ms;	/* accepted: transfers' no-progress deadline
 				 * (0: none); see rpcrdma_ep_check_stall */
+	uint32_t idle_ms;	/* accepted: closed after this long with
+				 * nothing carried or in progress (0:
+				 * never); rpcrdma_ep_check_stall */
 	uint8_t retry_count;	/* transport retries we ask of the peer's QP
 				 * (0: 6; tests play a peer asking 7) */
+	uint8_t rnr_retry_count; /* accepted: RNR retries we ask of the
+				 * client's QP (0, never: tests play a
+				 * server asking 7, for ever on rxe) */
 	bool no_read_resources;	/* client: answer no RDMA Read of the peer
 				 * (responder_resources 0; tests) */
 	uint32_t poll_us;	/* rpcrdma_ep_poll polls the CQ this long
@@ -122,6 +128,9 @@ const struct rpcrdma_inline *rpcrdma_ep_inline(const struct rpcrdma_ep *ep);
 const struct sockaddr *rpcrdma_ep_peer(const struct rpcrdma_ep *ep);
 /* False once the connection is lost or flushed. */
 bool rpcrdma_ep_connected(const struct rpcrdma_ep *ep);
+/* The same after reading what its CM channel holds (a disconnect nobody
+ * has read yet): one system call. */
+bool rpcrdma_ep_check_cm(struct rpcrdma_ep *ep);
 /* Credits the receives are provisioned for: receives stay posted for this
  * many calls in flight besides the ones being served (constant while the
  * endpoint lives; opts.credits unless the device allows fewer). */
@@ -162,6 +171,8 @@ enum rpcrdma_close_why {
 				    * transport's retries ran out) */
 	RPCRDMA_CLOSE_INTERNAL,	/* a resource of ours (memory, a receive
 				 * that could not be reposted) */
+	RPCRDMA_CLOSE_IDLE,	/* nothing carried for idle_ms */
+	RPCRDMA_CLOSE_EVICTED,	/* idle, its slot wanted at max_conns */
 };
 /* rpcrdma_ep_close with its reason (PERMISSION instead when err is
  * -EACCES or -EPERM); a close that finds the connection already down
@@ -185,6 +196,12 @@ struct rpcrdma_stats *rpcrdma_ep_stats(struct rpcrdma_ep *ep);
  * return. 0, -EMSGSIZE, -ENOTCONN, -errno. */
 int rpcrdma_ep_send(struct rpcrdma_ep *ep, const struct iovec *iov, int iovcnt,
 		    uint32_t inv_rkey);
+/* The same waiting at most timeout_ms for send queue room (never more
+ * than rpcrdma_ep_send's 10 s; 0: only room there is now), so that a
+ * peer that stalls our Sends holds a caller no longer than its own
+ * deadline: -ETIMEDOUT then. */
+int rpcrdma_ep_send_within(struct rpcrdma_ep *ep, const struct iovec *iov,
+			   int iovcnt, uint32_t inv_rkey, int timeout_ms);
 
 /* Waits up to timeout_ms (0: don't wait, -1: forever) for a received
  * message. 1 with *rx, 0 on timeout, -ENOTCONN when the connection is
@@ -273,10 +290,11 @@ struct rpcrdma_bind {
 /* Binds each window under its rpcrdma_win_next_rkey, then sends iov,
  * all posted in order. 0, -EINVAL (bound already, len too large, remote
  * write on a window made for reads), -EMSGSIZE, -ETIMEDOUT (no send
- * queue room), -ENOTCONN, -errno. */
+ * queue room within timeout_ms, as rpcrdma_ep_send_within), -ENOTCONN,
+ * -errno. */
 int rpcrdma_ep_send_bind(struct rpcrdma_ep *ep, const struct iovec *iov,
 			 int iovcnt, const struct rpcrdma_bind *b,
-			 uint32_t nb);
+			 uint32_t nb, int timeout_ms);
 /* Invalidates a bound window locally in two steps: post (several
  * windows' may be posted), then wait for each (the caller must be the
  * endpoint's only poller meanwhile; the send queue completes them in

@@ -18,13 +18,10 @@
 #include <sys/timerfd.h>
 
 #include "ep_int.h"
+#include "ep_size.h"
 
 /* Caps on what we ask of the device. */
 #define EP_MAX_RD_ATOM		16u
-#define EP_RX_EXTRA		8u	/* receives beyond credits */
-#define EP_TX_EXTRA		8u	/* send buffers beyond credits */
-#define EP_RDMA_PER_RPC		2u	/* SQ room per credit for Read/Write */
-#define EP_SQ_SLACK		16u
 /*
  * Local ACK timeout exponent (4.096 us << 18, about 1.07 s): with 6
  * retries a peer that stops answering (its RDMA Read responses, its
@@ -33,32 +30,6 @@
  * an accepted RoCE connection never fires.
  */
 #define EP_ACK_TIMEOUT		18u
-
-/* Drops one reference to a listener's connection count. */
-void conn_count_put(struct ep_conn_count *cc)
-{
-	if (cc && __atomic_sub_fetch(&cc->refs, 1, __ATOMIC_ACQ_REL) == 0) {
-		pthread_mutex_destroy(&cc->lock);
-		free(cc);
-	}
-}
-
-/* Takes an accepted endpoint off its listener's list (any thread). */
-static void conn_count_unlink(struct rpcrdma_ep *ep)
-{
-	struct ep_conn_count *cc = ep->conn_count;
-
-	pthread_mutex_lock(&cc->lock);
-	if (ep->cc_prev)
-		ep->cc_prev->cc_next = ep->cc_next;
-	else if (cc->eps == ep)
-		cc->eps = ep->cc_next;
-	if (ep->cc_next)
-		ep->cc_next->cc_prev = ep->cc_prev;
-	ep->cc_next = ep->cc_prev = NULL;
-	__atomic_sub_fetch(&cc->live, 1, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&cc->lock);
-}
 
 int set_nonblock(int fd)
 {
@@ -288,8 +259,8 @@ int ep_setup(struct rpcrdma_ep *ep, struct rdma_cm_id *id)
 	struct ibv_port_attr pattr;
 	struct ibv_qp_init_attr qa;
 	struct epoll_event ev;
-	uint32_t credits = ep->opts.credits ? ep->opts.credits : 1;
-	uint32_t max_wr, cqe, i;
+	struct ep_sizes sz;
+	uint32_t i;
 	int ret;
 
 	if (!id->verbs)
@@ -305,17 +276,18 @@ int ep_setup(struct rpcrdma_ep *ep, struct rdma_cm_id *id)
 	if (ep->max_msg_sz > (1u << 30))
 		ep->max_msg_sz = 1u << 30;
 
-	max_wr = attr.max_qp_wr > 0 ? (uint32_t)attr.max_qp_wr : 64;
-	if (credits > max_wr / 4)
-		credits = max_wr / 4 ? max_wr / 4 : 1;
-	ep->credits = credits;
 	/* RFC 8167 section 3.3: receives for the backward direction come on
 	 * top of the forward credits, so neither direction starves the
-	 * other. */
-	ep->nrx = min_u32(credits + ep->opts.bc_credits + EP_RX_EXTRA, max_wr);
-	ep->ntx = credits + ep->opts.bc_credits + EP_TX_EXTRA;
-	ep->sq_depth = min_u32(credits * (1 + EP_RDMA_PER_RPC) + EP_SQ_SLACK,
-			       max_wr);
+	 * other. Fewer credits where the device's queues or CQ are too
+	 * small for them (ep_size.h). */
+	ret = ep_size(ep->opts.credits, ep->opts.bc_credits, attr.max_qp_wr,
+		      attr.max_cqe, &sz);
+	if (ret)
+		return ret;
+	ep->credits = sz.credits;
+	ep->nrx = sz.nrx;
+	ep->ntx = sz.ntx;
+	ep->sq_depth = sz.sq_depth;
 	/* Every run of signal_every WRs holds a signaled one, and both the
 	 * SQ and the send ring hold at least two runs: a full ring or SQ
 	 * always waits on a signaled WR. */
@@ -343,10 +315,7 @@ int ep_setup(struct rpcrdma_ep *ep, struct rdma_cm_id *id)
 	ret = set_nonblock(ep->comp_ch->fd);
 	if (ret)
 		return ret;
-	cqe = ep->nrx + ep->sq_depth + 1;
-	if (attr.max_cqe > 0 && cqe > (uint32_t)attr.max_cqe)
-		cqe = (uint32_t)attr.max_cqe;
-	ep->cq = ibv_create_cq(id->verbs, (int)cqe, ep, ep->comp_ch, 0);
+	ep->cq = ibv_create_cq(id->verbs, (int)sz.cqe, ep, ep->comp_ch, 0);
 	if (!ep->cq)
 		return neg_errno(ENOMEM);
 
@@ -404,7 +373,7 @@ int ep_setup(struct rpcrdma_ep *ep, struct rdma_cm_id *id)
 	ev.data.fd = ep->kickfd;
 	if (epoll_ctl(ep->epfd, EPOLL_CTL_ADD, ep->kickfd, &ev))
 		return -errno;
-	if (ep->opts.stall_ms) {
+	if (ep->opts.stall_ms || ep->opts.idle_ms) {
 		ep->stallfd = timerfd_create(CLOCK_MONOTONIC,
 					     TFD_NONBLOCK | TFD_CLOEXEC);
 		if (ep->stallfd < 0)

@@ -59,7 +59,7 @@ struct rpcrdma_ep {
 	int stallfd;			/* timerfd: the send queue's deadline */
 	int8_t windows;			/* rpcrdma_ep_windows: -1 not known */
 	bool iwarp;			/* the device is iWARP (siw) */
-	bool stall_armed;
+	uint64_t timer_iv;		/* stallfd's interval (ms), 0: off */
 	uint64_t sq_progress_ms;	/* sq_done last moved, or the first
 					 * WR went onto an idle send queue */
 
@@ -146,10 +146,19 @@ struct rpcrdma_ep {
 	struct rpcrdma_ep *next_pending;
 	uint64_t accepted_ms;		/* when rdma_accept answered its REQ */
 
+	/* The idle check (opts.idle_ms, lock held): receives completed,
+	 * what the last tick saw of them and of sq_seq, and how many ticks
+	 * in a row saw nothing move with nothing in progress. */
+	uint64_t rx_seen;
+	uint64_t idle_seen;
+	uint32_t idle_ticks;
+
 	/* An accepted endpoint on its listener's count (conn_count->lock):
 	 * the client's address, for the per-source limit. */
 	struct rpcrdma_ep *cc_next, *cc_prev;
 	struct sockaddr_storage src;
+	bool cc_evicted;		/* closed for a new client: no longer
+					 * counted in live */
 };
 
 /* A listener's count of its connections, shared with the endpoints it
@@ -188,6 +197,10 @@ EP_HIDDEN struct ibv_mr *ep_mr_reg(struct rpcrdma_ep *ep, void *addr,
 EP_HIDDEN int ep_mr_dereg(struct rpcrdma_ep *ep, struct ibv_mr *mr);
 
 /* core.c */
+/* Waits for the flushes of a QP in error, at most max_ms: the bound is
+ * for a device that never flushes (normally they come within
+ * microseconds). */
+#define EP_DRAIN_MAX_MS	250
 EP_HIDDEN void ep_drain(struct rpcrdma_ep *ep, int max_ms);
 /* Counts a positive errno of a verbs or CM command: EACCES and EPERM mean
  * the thread's credentials changed since the device was opened. */
@@ -198,9 +211,15 @@ EP_HIDDEN bool ep_arm(struct rpcrdma_ep *ep);
 EP_HIDDEN bool ep_block_wake(struct rpcrdma_ep *ep, uint64_t deadline,
 			     bool *woken);
 EP_HIDDEN bool ep_block(struct rpcrdma_ep *ep, uint64_t deadline);
-/* The stall timer (opts.stall_ms) runs while WRs are posted and not
- * completed; armed by rpcrdma_ep_sq_post, lock held. */
+/* The endpoint's timer (stallfd) ticks for the stall deadline
+ * (opts.stall_ms) while WRs are posted and not completed, armed by
+ * rpcrdma_ep_sq_post, and otherwise for the idle check (opts.idle_ms),
+ * armed by ep_idle_arm once established. Lock held. */
 EP_HIDDEN void ep_stall_arm(struct rpcrdma_ep *ep);
+EP_HIDDEN void ep_idle_arm(struct rpcrdma_ep *ep);
+/* Whether the idle check would find nothing in progress (lock held):
+ * no receive handed out or queued, no transfer, no signaled WR. */
+EP_HIDDEN bool ep_nothing_in_progress(struct rpcrdma_ep *ep);
 
 /* recv.c */
 EP_HIDDEN int ep_post_recv(struct rpcrdma_ep *ep, uint32_t idx);
@@ -219,9 +238,11 @@ int rpcrdma_ep_sq_wait(struct rpcrdma_ep *ep, uint64_t seq,
 		       uint64_t deadline);
 /* Room on the send queue for n more WRs, and a send buffer (lock held). */
 EP_HIDDEN bool ep_sq_free(const struct rpcrdma_ep *ep, uint32_t n, bool tx);
-/* rpcrdma_ep_sq_room within EP_SEND_WAIT_MS, the clock read only when it
- * must wait. */
+/* rpcrdma_ep_sq_room within EP_SEND_WAIT_MS (_within: within ms, at
+ * most that), the clock read only when it must wait. */
 EP_HIDDEN int ep_sq_room_now(struct rpcrdma_ep *ep, uint32_t n, bool tx);
+EP_HIDDEN int ep_sq_room_within(struct rpcrdma_ep *ep, uint32_t n, bool tx,
+				int ms);
 /* Posts one SQ WR (its sequence number assigned). Lock held. */
 int rpcrdma_ep_sq_post(struct rpcrdma_ep *ep, struct ibv_send_wr *wr,
 		       bool signal);
@@ -239,7 +260,21 @@ EP_HIDDEN int ep_tx_post_after(struct rpcrdma_ep *ep, struct ibv_send_wr *pre,
 			       uint32_t *pre_posted);
 
 /* ep.c */
+/* conns.c: a listener's count and its limits. */
+EP_HIDDEN struct ep_conn_count *conn_count_new(void);
 EP_HIDDEN void conn_count_put(struct ep_conn_count *cc);
+EP_HIDDEN void conn_count_link(struct ep_conn_count *cc, struct rpcrdma_ep *ep,
+			       const struct sockaddr *src);
+EP_HIDDEN void conn_count_unlink(struct rpcrdma_ep *ep);
+/* Whether a request from src would pass max_conns or the per-source
+ * limit of o; the second alone. */
+EP_HIDDEN bool conn_count_full(struct ep_conn_count *cc,
+			       const struct rpcrdma_ep_opts *o,
+			       const struct sockaddr *src);
+EP_HIDDEN bool conn_count_source_full(struct ep_conn_count *cc, uint32_t max,
+				      const struct sockaddr *src);
+/* Closes the idle connection that makes room at max_conns: true if one. */
+EP_HIDDEN bool conn_count_evict_idle(struct ep_conn_count *cc);
 EP_HIDDEN int set_nonblock(int fd);
 EP_HIDDEN void ep_negotiate(struct rpcrdma_ep *ep, const void *pdata,
 			    size_t len);
@@ -290,6 +325,18 @@ static inline int remaining_ms(uint64_t deadline)
 	if (deadline - now > (uint64_t)INT32_MAX)
 		return INT32_MAX;
 	return (int)(deadline - now);
+}
+
+static inline size_t ep_sockaddr_len(const struct sockaddr *sa)
+{
+	switch (sa->sa_family) {
+	case AF_INET:
+		return sizeof(struct sockaddr_in);
+	case AF_INET6:
+		return sizeof(struct sockaddr_in6);
+	default:
+		return sizeof(struct sockaddr_storage);
+	}
 }
 
 static inline bool ep_is_up(const struct rpcrdma_ep *ep)

@@ -209,7 +209,7 @@ bool rpcrdma_win_covers(const struct rpcrdma_win *w, const void *buf,
 
 int rpcrdma_ep_send_bind(struct rpcrdma_ep *ep, const struct iovec *iov,
 			 int iovcnt, const struct rpcrdma_bind *b,
-			 uint32_t nb)
+			 uint32_t nb, int timeout_ms)
 {
 	struct ibv_send_wr wr[RPCRDMA_MAX_BINDS];
 	uint32_t rkey[RPCRDMA_MAX_BINDS], j, posted = 0;
@@ -250,7 +250,7 @@ int rpcrdma_ep_send_bind(struct rpcrdma_ep *ep, const struct iovec *iov,
 	}
 
 	pthread_mutex_lock(&ep->lock);
-	ret = ep_sq_room_now(ep, nb + 1, true);
+	ret = ep_sq_room_within(ep, nb + 1, true, timeout_ms);
 	if (!ret) {
 		/* The binds chained before the Send: one doorbell. */
 		ret = ep_tx_post_after(ep, wr, nb, iov, iovcnt, 0, false,

@@ -55,14 +55,21 @@ int rpcrdma_ep_sq_room(struct rpcrdma_ep *ep, uint32_t n, bool tx,
 	}
 }
 
-/* rpcrdma_ep_sq_room within EP_SEND_WAIT_MS, the clock read for that
- * deadline only when there is no room now (a post's common case). Lock
- * held. */
-int ep_sq_room_now(struct rpcrdma_ep *ep, uint32_t n, bool tx)
+/* rpcrdma_ep_sq_room within ms (at most EP_SEND_WAIT_MS, a negative ms
+ * too), the clock read for that deadline only when there is no room now
+ * (a post's common case). Lock held. */
+int ep_sq_room_within(struct rpcrdma_ep *ep, uint32_t n, bool tx, int ms)
 {
 	if (ep_is_up(ep) && ep_sq_free(ep, n, tx))
 		return 0;
-	return rpcrdma_ep_sq_room(ep, n, tx, ep_deadline_of(EP_SEND_WAIT_MS));
+	if (ms < 0 || ms > EP_SEND_WAIT_MS)
+		ms = EP_SEND_WAIT_MS;
+	return rpcrdma_ep_sq_room(ep, n, tx, ep_deadline_of(ms));
+}
+
+int ep_sq_room_now(struct rpcrdma_ep *ep, uint32_t n, bool tx)
+{
+	return ep_sq_room_within(ep, n, tx, EP_SEND_WAIT_MS);
 }
 
 bool ep_sq_free(const struct rpcrdma_ep *ep, uint32_t n, bool tx)
@@ -163,6 +170,13 @@ int rpcrdma_ep_sq_post(struct rpcrdma_ep *ep, struct ibv_send_wr *wr,
 int rpcrdma_ep_send(struct rpcrdma_ep *ep, const struct iovec *iov, int iovcnt,
 		    uint32_t inv_rkey)
 {
+	return rpcrdma_ep_send_within(ep, iov, iovcnt, inv_rkey,
+				      EP_SEND_WAIT_MS);
+}
+
+int rpcrdma_ep_send_within(struct rpcrdma_ep *ep, const struct iovec *iov,
+			   int iovcnt, uint32_t inv_rkey, int timeout_ms)
+{
 	size_t total = 0;
 	int i, ret;
 
@@ -176,7 +190,7 @@ int rpcrdma_ep_send(struct rpcrdma_ep *ep, const struct iovec *iov, int iovcnt,
 	}
 
 	pthread_mutex_lock(&ep->lock);
-	ret = ep_sq_room_now(ep, 1, true);
+	ret = ep_sq_room_within(ep, 1, true, timeout_ms);
 	if (!ret)
 		ret = ep_tx_post(ep, iov, iovcnt, inv_rkey, false);
 	pthread_mutex_unlock(&ep->lock);

@@ -118,7 +118,9 @@ int rpcrdma_call_check_reply(const struct rpcrdma_msg *m,
  * chunk = consecutive read segments sharing a position; pieces has room
  * for call->nreads). 0, or -EMSGSIZE for a chunk of 2^32 bytes or more.
  * Positions are not checked here: rpcrdma_splice_len / rpcrdma_splice
- * refuse the pieces they cannot place.
+ * refuse the pieces they cannot place. rd NULL sizes the call before any
+ * Read (lib/recv.c): what would point into rd points at a placeholder,
+ * good for rpcrdma_splice_len only.
  */
 int rpcrdma_call_read_pieces(const struct rpcrdma_msg *call, const uint8_t *msg,
 			     size_t msg_len, const uint8_t *rd,

@@ -134,13 +134,16 @@ int rpcrdma_splice(const void *inl, size_t inl_len,
  * Where a call's read chunks go once read into rd (RFC 8166 sections
  * 3.5.3 and 3.4.5): the inline part (for RDMA_NOMSG the position-zero
  * chunk) and the pieces spliced in at their XDR positions (one chunk =
- * consecutive read segments sharing a position). 0, or -EMSGSIZE.
+ * consecutive read segments sharing a position). 0, or -EMSGSIZE. With
+ * rd NULL (sizing before any Read, lib/recv.c) what would point into rd
+ * points at a placeholder: good for rpcrdma_splice_len only.
  */
 int rpcrdma_call_read_pieces(const struct rpcrdma_msg *call, const uint8_t *msg,
 			     size_t msg_len, const uint8_t *rd,
 			     struct rpcrdma_piece *pieces, uint32_t *npieces,
 			     const uint8_t **inl, size_t *inl_len)
 {
+	static const uint8_t sizing;
 	const struct rpcrdma_msg *h = call;
 	bool nomsg = h->proc == RPCRDMA_NOMSG;
 	uint64_t off = 0;
@@ -151,18 +154,20 @@ int rpcrdma_call_read_pieces(const struct rpcrdma_msg *call, const uint8_t *msg,
 	*npieces = 0;
 	for (i = 0; i < h->nreads; i = j) {
 		uint32_t pos = h->reads[i].position;
+		const uint8_t *at;
 		uint64_t clen = 0;
 
 		for (j = i; j < h->nreads && h->reads[j].position == pos; j++)
 			clen += h->reads[j].seg.length;
+		at = rd ? rd + off : &sizing;
 		if (pos == 0 && nomsg && i == 0) {
-			*inl = rd + off;
+			*inl = at;
 			*inl_len = (size_t)clen;
 		} else {
 			if (clen > UINT32_MAX)
 				return -EMSGSIZE;
 			pieces[*npieces].position = pos;
-			pieces[*npieces].data = rd + off;
+			pieces[*npieces].data = at;
 			pieces[*npieces].length = (uint32_t)clen;
 			(*npieces)++;
 		}

@@ -5,11 +5,13 @@
  * rpcrdma-stat(1)).
  *
  *   rpcrdma-stat [-d DIR] [-a] [-w SECONDS [-c COUNT]] [PID...]
+ *   rpcrdma-stat -f [-a]
  *
  * Without PID: one line per process. With PIDs: each one's totals and
  * each live connection's counters. -w repeats every SECONDS and adds the
  * rate per second of every counter that moved; -a shows counters that
- * are zero too.
+ * are zero too. -f prints the fabric's counters of retransmission and
+ * loss instead (tools/fabric.c).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -28,6 +30,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include "engine/export.h"
+#include "fabric.h"
 
 /* Every counter by name; gauges (a level, a peak, a grant) get no rate. */
 #define C(f, gauge) { #f, offsetof(struct rpcrdma_stats, f), gauge }
@@ -60,7 +63,7 @@ static const struct counter {
 	C(memlock_waits, 0), C(memlock_refusals, 0),
 	C(server_closes, 0), C(closes_chunk_failed, 0), C(closes_internal, 0),
 	C(closes_protocol, 0), C(closes_unreachable, 0),
-	C(handshakes_expired, 0),
+	C(handshakes_expired, 0), C(closes_idle, 0), C(closes_evicted, 0),
 };
 #define NCOUNTERS (sizeof(counters) / sizeof(counters[0]))
 _Static_assert(NCOUNTERS == sizeof(struct rpcrdma_stats) / sizeof(uint64_t),
@@ -69,6 +72,7 @@ _Static_assert(NCOUNTERS == sizeof(struct rpcrdma_stats) / sizeof(uint64_t),
 static struct {
 	const char *dir;
 	bool all;
+	bool fabric;		/* -f */
 	unsigned int every;	/* seconds, 0: once */
 	unsigned long count;	/* rounds with -w, 0: until interrupted */
 } opt = { .dir = RPCRDMA_EXPORT_DIR };
@@ -293,7 +297,9 @@ static int usage(void)
 		"  PID       that process in full: totals, each connection\n"
 		"  -a        counters that are zero too\n"
 		"  -w SECS   again every SECS seconds, with rates per second\n"
-		"  -c COUNT  that many rounds (-w), then exit\n");
+		"  -c COUNT  that many rounds (-w), then exit\n"
+		"  -f        the fabric's counters of retransmission and loss\n"
+		"            (every RDMA port's, TCP's for iWARP) instead\n");
 	return 2;
 }
 
@@ -310,7 +316,7 @@ int main(int argc, char **argv)
 
 	if (env && *env)
 		opt.dir = env;
-	while ((c = getopt(argc, argv, "d:aw:c:h")) != -1) {
+	while ((c = getopt(argc, argv, "d:aw:c:fh")) != -1) {
 		switch (c) {
 		case 'd':
 			opt.dir = optarg;
@@ -326,11 +332,16 @@ int main(int argc, char **argv)
 		case 'c':
 			opt.count = strtoul(optarg, NULL, 10);
 			break;
+		case 'f':
+			opt.fabric = true;
+			break;
 		default:
 			return usage();
 		}
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (opt.fabric)
+		return fabric_print(opt.all);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
 		pid_t *pids = NULL;

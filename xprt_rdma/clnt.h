@@ -53,6 +53,8 @@
 #define CT_INVALIDATE_MS 5000	/* a local invalidation, at most */
 #define CT_REFRESHES   2
 #define CT_WAKEQ	32	/* callers the poller wakes at once, unlocked */
+#define CT_QUIET_US	1000000u /* a call after this long without one
+				  * reads the CM channel (ct_ensure_conn) */
 
 enum slot_state {
 	SLOT_FREE,
@@ -153,6 +155,12 @@ struct ct_hint {
 
 struct ct_bc;
 
+/* A backward call answered at once, its answer not sent yet. */
+struct ct_bc_answer {
+	uint32_t xid;		/* its rdma_xid (host order) */
+	enum accept_stat why;	/* PROG_UNAVAIL, SYSTEM_ERR */
+};
+
 struct ct {
 	CLIENT clnt;
 	pthread_mutex_t lock;
@@ -184,6 +192,8 @@ struct ct {
 	uint32_t nwake;
 	bool defer_wake;
 	uint32_t nsleeping;	/* callers asleep, not woken yet (sleeping) */
+	uint64_t last_call_us; /* when a call last found the connection
+				* up (ct_ensure_conn) */
 	uint32_t srtt_us;      /* round trips as observed (7/8 weighted),
 				* 0: none yet; opts.poll_us AUTO's basis */
 	uint32_t ep_users;     /* slots OWNED, WAITING or DONE */
@@ -196,6 +206,9 @@ struct ct {
 
 	uint8_t callhdr[CT_CALLHDR_LEN];
 	atomic_uint next_xid;
+	bool xid_set;	       /* CLSET_XID was used (ct->lock) */
+	uint64_t xids_issued;  /* by ct_next_xid, counted while calls are
+				* out (ct->lock) */
 	uint32_t last_xid;
 	struct timeval wait;
 	bool wait_set;
@@ -207,6 +220,10 @@ struct ct {
 	uint32_t nhints, hints_cap;
 	/* Backward service (RFC 8167), NULL until rpcrdma_clnt_svc_reg. */
 	struct ct_bc *bc;
+	/* Backward calls answered at once (clnt_reply.c): queued by the
+	 * poller under the lock, sent by it without; within the grant. */
+	struct ct_bc_answer bc_ans[RPCRDMA_BC_CREDITS];
+	uint32_t bc_nans;
 	uint32_t gen;		/* connections installed so far */
 };
 
@@ -222,6 +239,8 @@ static inline struct ct *to_ct(CLIENT *cl)
 /* --- backward service (RFC 8167): clnt_bc.c, inbox in clnt_reply.c --- */
 
 #define CT_BC_POLL_MS	200	/* the service thread's polling round */
+#define CT_BC_RETRY_MS	10	/* answers waiting for send queue room:
+				 * the poller looks again this often */
 #define CT_BC_CRED	1024	/* decoded credentials (authunix_parms) */
 
 struct ct_bsvc {
@@ -411,6 +430,7 @@ static inline uint32_t ct_reply_hint(const struct ct *ct, rpcproc_t proc)
 void stats_add(struct rpcrdma_stats *acc, const struct rpcrdma_stats *s);
 void ct_break(struct ct *ct);
 int slot_prepare(struct ct *ct, struct ct_slot *s);
+uint32_t ct_next_xid(struct ct *ct, const struct ct_slot *s);
 
 /* --- clnt_expose.c --- */
 bool slot_bound(struct ct_slot *s);
@@ -451,7 +471,7 @@ int ct_expose_regs(struct rpcrdma_ep *ep, struct ct_slot *s,
 		   struct ct_marshal *mm);
 int ct_encode_hdr(struct ct *ct, struct ct_slot *s, struct ct_marshal *mm);
 int ct_post(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
-	    struct ct_marshal *mm);
+	    struct ct_marshal *mm, const struct timespec *dl);
 
 /* --- clnt_conn.c --- */
 struct rpcrdma_ep *ct_detach(struct ct *ct);

@@ -115,7 +115,7 @@ static int ct_call_connect(struct ct_call *c)
 	}
 	s = c->s;
 	c->ep = ct->ep;
-	s->xid = atomic_fetch_add(&ct->next_xid, 1);
+	s->xid = ct_next_xid(ct, s);
 	ct->last_xid = s->xid;
 	s->reply_hint = ct_reply_hint(ct, c->proc);
 	i = ct_hint_index(ct, c->proc);
@@ -217,7 +217,7 @@ static int ct_call_send(struct ct_call *c)
 	rc = ct_encode_hdr(ct, s, mm);
 	if (rc)
 		return ct_call_failed(c, CT_FAIL_ENCODE, rc);
-	rc = ct_post(ct, ep, s, mm);
+	rc = ct_post(ct, ep, s, mm, c->dl);
 	if (rc)
 		return ct_call_failed(c, CT_FAIL_SEND, rc);
 	return 0;

@@ -31,7 +31,12 @@ static void ct_install(struct ct *ct, struct rpcrdma_ep *ep)
 	ct->gen++;
 	ct->broken = false;
 	ct->no_windows = false;
-	rpcrdma_req_credits_init(&ct->credits, ct->nslots);
+	/* RFC 8166 section 3.3.1: never more calls in flight than receives
+	 * for their replies, which a small device may have made fewer than
+	 * the slots (engine/ep_size.h). */
+	rpcrdma_req_credits_init(&ct->credits,
+				 rpcrdma_ep_credits(ep) < ct->nslots ?
+					 rpcrdma_ep_credits(ep) : ct->nslots);
 	pthread_cond_broadcast(&ct->cv);
 }
 
@@ -62,19 +67,29 @@ static int ct_connect(struct ct *ct, int timeout_ms)
 /*
  * Lets go of the endpoint (ct->lock held): the slots' registrations and
  * windows first (windows die before their endpoint), its counters kept.
- * Returns it for rpcrdma_ep_destroy, which may drain for a while: better
- * without the lock.
+ * The reply buffers of free slots go too: what one server wrote there
+ * must not be what a reply of the next connection's decodes, whose
+ * server claimed more bytes than it wrote (slot_prepare makes them
+ * again, zeroed). Returns the endpoint for rpcrdma_ep_destroy, which may
+ * drain for a while: better without the lock.
  */
 struct rpcrdma_ep *ct_detach(struct ct *ct)
 {
 	struct rpcrdma_ep *ep = ct->ep;
 
 	for (uint32_t i = 0; i < ct->nslots; i++) {
-		slot_dereg(&ct->slots[i]);
-		rpcrdma_win_destroy(ct->slots[i].win);
-		ct->slots[i].win = NULL;
-		rpcrdma_win_destroy(ct->slots[i].call_win);
-		ct->slots[i].call_win = NULL;
+		struct ct_slot *s = &ct->slots[i];
+
+		slot_dereg(s);
+		rpcrdma_win_destroy(s->win);
+		s->win = NULL;
+		rpcrdma_win_destroy(s->call_win);
+		s->call_win = NULL;
+		if (s->state == SLOT_FREE) {
+			free(s->reply_buf);
+			s->reply_buf = NULL;
+			s->reply_cap = 0;
+		}
 	}
 	if (ep)
 		stats_add(&ct->base, rpcrdma_ep_stats(ep));
@@ -93,8 +108,21 @@ int ct_ensure_conn(struct ct *ct, const struct timespec *dl)
 {
 	for (;;) {
 		if (ct->ep && !ct->broken) {
-			if (rpcrdma_ep_connected(ct->ep))
+			uint64_t now = xprt_now_us();
+			bool quiet = now - ct->last_call_us > CT_QUIET_US &&
+				     !ct->polling;
+
+			/* A server closes a connection that carried
+			 * nothing for a while (the Linux server after 6
+			 * minutes, ours after idle_ms); nobody read its CM
+			 * channel meanwhile, and a call sent on it would
+			 * fail. After a quiet second the channel is read
+			 * first: one system call then, none per call. */
+			if (rpcrdma_ep_connected(ct->ep) &&
+			    (!quiet || rpcrdma_ep_check_cm(ct->ep))) {
+				ct->last_call_us = now;
 				return 0;
+			}
 			ct_break(ct);
 		}
 		if (ct->ep_users == 0 && !ct->polling && !ct->connecting) {

@@ -460,14 +460,15 @@ static uint32_t ct_post_binds(const struct ct_slot *s,
 	return nb;
 }
 
-/* Post: binds the windows and sends the header and the inline extents. */
+/* Post: binds the windows and sends the header and the inline extents,
+ * waiting for send queue room no later than the call's deadline dl. */
 int ct_post(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
-	    struct ct_marshal *mm)
+	    struct ct_marshal *mm, const struct timespec *dl)
 {
 	struct iovec iov[RPCRDMA_PLAN_MAX_ITEMS + 2];
 	struct rpcrdma_bind binds[RPCRDMA_MAX_BINDS];
 	uint32_t i, nb, niov = 1;
-	int rc;
+	int rc, ms;
 
 	iov[0].iov_base = mm->hbuf;
 	iov[0].iov_len = mm->hlen;
@@ -479,10 +480,11 @@ int ct_post(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
 	ct_post_count(ct, s, mm);
 	nb = ct_post_binds(s, mm, binds);
 	s->sent_us = xprt_now_us();
+	ms = xprt_ms_left_at(dl, s->sent_us);	/* no second clock read */
 	if (nb)
-		rc = rpcrdma_ep_send_bind(ep, iov, (int)niov, binds, nb);
+		rc = rpcrdma_ep_send_bind(ep, iov, (int)niov, binds, nb, ms);
 	else
-		rc = rpcrdma_ep_send(ep, iov, (int)niov, 0);
+		rc = rpcrdma_ep_send_within(ep, iov, (int)niov, 0, ms);
 	if (rc) {
 		pthread_mutex_lock(&ct->lock);
 		if (s->state == SLOT_WAITING)

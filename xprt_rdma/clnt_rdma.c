@@ -166,8 +166,10 @@ static bool_t clnt_rdma_control(CLIENT *cl, u_int req, void *info)
 		*(uint32_t *)info = ct->last_xid;
 		break;
 	case CLSET_XID:
-		/* The xid of the next call. */
+		/* The xid of the next call; from now on each is checked
+		 * against the calls out (ct_next_xid). */
 		atomic_store(&ct->next_xid, *(uint32_t *)info);
+		ct->xid_set = true;
 		break;
 	case CLGET_VERS:
 		*(uint32_t *)info = callhdr_get(ct, CALLHDR_VERS);

@@ -3,8 +3,11 @@
 /*
  * The receive side: the poller role and what it does with each message.
  * ct_poll and ct_wait hold the role for a waiting caller; ct_dispatch
- * decodes a header, checks a reply's chunk lists against its call's offer
- * and hands the reply to its slot; ct_decode turns a slot's reply into the
+ * hands each message to its slot, or to the backward inbox, as
+ * lib/recv.c decides from its bytes and the call's offer (the header, a
+ * reply's chunk lists against the offer, its length against the room:
+ * RFC 8166 sections 3.4.6 and 3.5.4, proven by check and fuzzed by
+ * tests/fuzz/fuzz_clntreply.c); ct_decode turns a slot's reply into the
  * caller's results. A backward call goes to the backward inbox
  * (ct_bc_take, ct_bc_purge, ct_bc_answer_now), which lives here rather
  * than in clnt_bc.c so that the poller never calls up into the backward
@@ -21,34 +24,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include "clnt.h"
-#include "lib/chunks.h"
+#include "lib/recv.h"
 
 /* --- receive side: the poller --- */
 
-/*
- * The chunk lists of a reply must be what s's call offered
- * (rpcrdma_call_check_reply, lib/chunks.c: RFC 8166 sections 3.4.6 and
- * 3.5.4); the lengths written into its write chunks go to s->wlen.
- * -EBADMSG otherwise, before any byte of the reply is used (ct->lock
- * held).
- */
-static int ct_take_writes(struct ct *ct, struct ct_slot *s,
-			  const struct rpcrdma_msg *m)
-{
-	int used;
-
-	used = rpcrdma_call_check_reply(m, s->wsegs, s->nwrites,
-					s->reply_chunk ? &s->reply_seg : NULL,
-					s->wlen);
-	if (used < 0)
-		return used;
-	if (used)
-		CT_INC(ct, replies_write_chunks);
-	return 0;
-}
-
 static void ct_bc_take(struct ct *ct, const struct rpcrdma_rx *rx,
 		       size_t hlen, uint32_t rdma_xid);
+static void ct_bc_send_answers(struct ct *ct, struct rpcrdma_ep *ep);
 
 /* The reply of a call its caller abandoned: the slot, and its credit,
  * go back, unless its revocation is still under way, which then frees it
@@ -85,22 +67,30 @@ static uint32_t ct_spin_us(const struct ct *ct, ct_pred pred, void *arg)
 				xprt_now_us());
 }
 
-/* Hands one received message to its call (ct->lock held). */
+/*
+ * Hands one received message to its call (ct->lock held). What the
+ * message is (rpcrdma_req_recv) and what its call takes of it
+ * (rpcrdma_req_take_reply: the reply against the call's offer, RFC 8166
+ * sections 3.4.6 and 3.5.4) are decided from the bytes and the offer
+ * alone (lib/recv.c); here are the slot, credits, counters and wakes.
+ */
 static void ct_dispatch(struct ct *ct, struct rpcrdma_rx *rx)
 {
 	struct rpcrdma_msg *m = &ct->rxmsg;
-	enum rpcrdma_hdr_err he;
+	enum rpcrdma_req_kind kind;
+	struct rpcrdma_req_verdict v;
+	struct rpcrdma_req_offer o;
 	struct ct_slot *s;
 	size_t hlen = 0;
-	uint64_t len;
 
-	he = rpcrdma_hdr_decode(rx->data, rx->len, &ct->limits, m, &hlen);
-	if (he != RPCRDMA_HDR_OK) {
+	kind = rpcrdma_req_recv(rx->data, rx->len, &ct->limits, m, &hlen);
+	if (kind == RPCRDMA_REQ_RUNT) {
 		CT_INC(ct, bad_headers);
-		if (rx->len < RPCRDMA_HDR_FIXED) {
-			ct_revoke(ct, NULL, rx);
-			goto out;
-		}
+		ct_revoke(ct, NULL, rx);
+		goto out;
+	}
+	if (kind == RPCRDMA_REQ_BAD) {
+		CT_INC(ct, bad_headers);
 		s = slot_by_xid(ct, m->xid);
 		if (!ct_revoke(ct, s, rx))
 			goto out;
@@ -127,11 +117,10 @@ static void ct_dispatch(struct ct *ct, struct rpcrdma_rx *rx)
 			CT_INC(ct, err_chunk_recv);
 		break;
 	}
-	/* A backward-direction call (RFC 8167 section 4: RDMA_MSG, every
-	 * chunk list empty, the RPC message inline with msg_type CALL), which
-	 * a forward reply never is: it goes to the backward service
-	 * (ct_bc_take) without touching forward credits or calls. */
-	if (rpcrdma_hdr_peek_bc_call(m, hlen, rx->data, rx->len)) {
+	/* A backward-direction call (RFC 8167 section 4) goes to the
+	 * backward service (ct_bc_take) without touching forward credits
+	 * or calls. */
+	if (kind == RPCRDMA_REQ_BC_CALL) {
 		if (ct_revoke(ct, NULL, rx))
 			ct_bc_take(ct, rx, hlen, m->xid);
 		goto out;
@@ -158,38 +147,35 @@ static void ct_dispatch(struct ct *ct, struct rpcrdma_rx *rx)
 	s->replied = true;
 	ct->srtt_us = xprt_srtt_update(ct->srtt_us,
 				       xprt_now_us() - s->sent_us);
-	if (m->proc != RPCRDMA_ERROR && ct_take_writes(ct, s, m)) {
-		slot_finish(ct, s, -EBADMSG);
-		goto out;
-	}
-	switch (m->proc) {
-	case RPCRDMA_MSG:
-		/* The RPC reply follows the header in the receive buffer. */
-		len = rx->len - hlen;
-		if (len > (s->nwrites ? s->wbase : s->reply_cap)) {
-			slot_finish(ct, s, -EBADMSG);
-			break;
-		}
-		memcpy(s->reply_buf, rx->data + hlen, (size_t)len);
-		s->reply_len = (uint32_t)len;
+	/* What the call offered; the lengths written into its write chunks
+	 * go to s->wlen. */
+	o.wsegs = s->wsegs;
+	o.nwrites = s->nwrites;
+	o.reply_seg = s->reply_chunk ? &s->reply_seg : NULL;
+	o.reply_chunk = s->reply_chunk;
+	o.inline_cap = s->nwrites ? s->wbase : s->reply_cap;
+	rpcrdma_req_take_reply(m, hlen, rx->len, &o, s->wlen, &v);
+	if (v.nwritten)
+		CT_INC(ct, replies_write_chunks);
+	switch (v.action) {
+	case RPCRDMA_REQ_INLINE:
+		memcpy(s->reply_buf, rx->data + hlen, (size_t)v.len);
+		s->reply_len = (uint32_t)v.len;
 		CT_INC(ct, replies_inline);
 		slot_finish(ct, s, 0);
 		break;
-	case RPCRDMA_NOMSG:
-		/* Section 3.5.4: the reply is in our reply chunk; its length
-		 * is the sum of the lengths the responder echoed back. */
-		len = m->has_reply ? rpcrdma_chunk_length(m, &m->reply) : 0;
-		if (!m->has_reply || len > s->reply_chunk) {
-			slot_finish(ct, s, -EBADMSG);
-			break;
-		}
-		s->reply_len = (uint32_t)len;
+	case RPCRDMA_REQ_LONG:
+		s->reply_len = (uint32_t)v.len;
 		CT_INC(ct, replies_long);
 		slot_finish(ct, s, 0);
 		break;
-	default:
-		s->rdma_err = m->err;
+	case RPCRDMA_REQ_RDMA_ERROR:
+		s->rdma_err = v.err;
 		slot_finish(ct, s, -EPROTO);
+		break;
+	case RPCRDMA_REQ_BADMSG:
+		/* Before any byte of the reply is used. */
+		slot_finish(ct, s, -EBADMSG);
 		break;
 	}
 out:
@@ -228,7 +214,18 @@ int ct_poll(struct ct *ct, ct_pred pred, void *arg,
 			ct_flush_invalidations(ct);
 			continue;
 		}
+		/* Backward calls answered at once: sent without the lock
+		 * as far as the send queue has room now; those left are
+		 * tried again within CT_BC_RETRY_MS, polling meanwhile. */
+		if (ct->bc_nans) {
+			ct_post_wakes(ct);
+			ct_bc_send_answers(ct, ep);
+			if (pred(ct, arg) || ct->broken)
+				break;
+		}
 		ms = ct->inv_pending ? 0 : xprt_ms_left(dl);
+		if (ct->bc_nans && ms > CT_BC_RETRY_MS)
+			ms = CT_BC_RETRY_MS;
 		spin = ct_spin_us(ct, pred, arg);
 		nwake = ct->nwake;
 		memcpy(wake, ct->wakeq, nwake * sizeof(wake[0]));
@@ -264,6 +261,10 @@ int ct_poll(struct ct *ct, ct_pred pred, void *arg,
 	ct_post_wakes(ct);
 	if (ct->inv_pending && !ct->broken)
 		ct_flush_invalidations(ct);
+	/* Answers queued by the last dispatch go before the role does:
+	 * no caller may be polling after this one. */
+	if (ct->bc_nans && !ct->broken)
+		ct_bc_send_answers(ct, ep);
 	ct_poller_leave(ct);
 	return rc;
 }
@@ -332,28 +333,31 @@ bool pred_credit(struct ct *ct, void *arg)
 }
 
 /*
- * Answers the backward call in rx at once, from the poller (ct->lock
- * held, ct->ep live), with an accepted reply of status why and a null
- * verifier: PROG_UNAVAIL when no service is registered, SYSTEM_ERR when
- * the call cannot be queued. The server's callback then fails at once
- * instead of waiting out its timeout with a backward credit taken (RFC
- * 8167 section 5 leaves backward support to the upper layer; answering is
- * what an RPC service without the program does). The receive and Send
- * were provisioned for backward calls whether or not a service is
- * registered (RFC 8167 section 3.3). A call whose RPC header does not
- * parse, or whose XID is not its rdma_xid (section 4.1), is dropped, as
+ * Answers the backward call in rx at once (ct->lock held, by the poller):
+ * with an accepted reply of status why and a null verifier, PROG_UNAVAIL
+ * when no service is registered, SYSTEM_ERR when the call cannot be
+ * queued. The server's callback then fails at once instead of waiting
+ * out its timeout with a backward credit taken (RFC 8167 section 5
+ * leaves backward support to the upper layer; answering is what an RPC
+ * service without the program does). The receive and Send were
+ * provisioned for backward calls whether or not a service is registered
+ * (RFC 8167 section 3.3). A call whose RPC header does not parse, or
+ * whose XID is not its rdma_xid (section 4.1), is dropped, as
  * ct_bc_serve drops it. rdma_xid: the decoded header's xid (host order).
+ *
+ * The answer is only queued here: the poller sends it once it dropped
+ * ct->lock (ct_bc_send_answers), and never waits for send queue room.
+ * Sent under the lock, a server that stalls our Sends (rnr_retry_count 7
+ * in its REP, receives never reposted) held every thread of the CLIENT
+ * for up to 10 s per answer, the poller past its deadline (security
+ * review 21c8dd5, finding 8). The caller checked the grant.
  */
 static void ct_bc_answer_now(struct ct *ct, const struct rpcrdma_rx *rx,
 			     size_t hlen, uint32_t rdma_xid,
 			     enum accept_stat why)
 {
 	char area[2 * MAX_AUTH_BYTES];
-	uint32_t buf[RPCRDMA_HDR_MIN / 4 + 6];
-	struct rpcrdma_msg m;
 	struct rpc_msg msg;
-	struct iovec iov;
-	size_t n, hlen_out;
 	XDR x;
 	bool ok;
 
@@ -369,31 +373,83 @@ static void ct_bc_answer_now(struct ct *ct, const struct rpcrdma_rx *rx,
 		return;
 	}
 	CT_INC(ct, bc_calls_recv);
+	ct->bc_ans[ct->bc_nans].xid = rdma_xid;
+	ct->bc_ans[ct->bc_nans].why = why;
+	ct->bc_nans++;
+}
+
+/* Sends one answer of ct_bc_answer_now if the send queue has room now:
+ * 0 or the Send's -errno, -ETIMEDOUT without room (ct->lock not held). */
+static int ct_bc_answer_send(struct rpcrdma_ep *ep,
+			     const struct ct_bc_answer *a)
+{
+	uint32_t buf[RPCRDMA_HDR_MIN / 4 + 6];
+	struct rpcrdma_msg m;
+	struct rpc_msg msg;
+	struct iovec iov;
+	size_t hlen;
+	XDR x;
+	bool ok;
+	int rc;
+
 	memset(&msg, 0, sizeof(msg));
-	msg.rm_xid = rdma_xid;
+	msg.rm_xid = a->xid;
 	msg.rm_direction = REPLY;
 	msg.rm_reply.rp_stat = MSG_ACCEPTED;
 	msg.acpted_rply.ar_verf = _null_auth;
-	msg.acpted_rply.ar_stat = why;
+	msg.acpted_rply.ar_stat = a->why;
 	xdrmem_create(&x, (char *)buf + RPCRDMA_HDR_MIN,
 		      sizeof(buf) - RPCRDMA_HDR_MIN, XDR_ENCODE);
 	ok = xdr_replymsg(&x, &msg);
-	n = RPCRDMA_HDR_MIN + XDR_GETPOS(&x);
-	XDR_DESTROY(&x);
-	rpcrdma_msg_init(&m, msg.rm_xid, RPCRDMA_BC_CREDITS, RPCRDMA_MSG);
-	if (ok)
-		ok = !rpcrdma_hdr_encode(&m, buf, RPCRDMA_HDR_MIN, &hlen_out);
 	iov.iov_base = buf;
-	iov.iov_len = n;
-	/* The Send waits for send-queue room by itself, reaping its own
-	 * completions (rarely, and within EP_SEND_WAIT_MS): nothing here
-	 * needs another thread, so ct->lock may stay held. */
-	if (ok && rpcrdma_ep_send(ct->ep, &iov, 1, 0) == 0) {
-		CT_INC(ct, bc_replies_sent);
-		CT_INC(ct, sent_msg);
-		RPCRDMA_STAT_SET(ct->ep, bc_credits_granted,
-				 RPCRDMA_BC_CREDITS);
+	iov.iov_len = RPCRDMA_HDR_MIN + XDR_GETPOS(&x);
+	XDR_DESTROY(&x);
+	rpcrdma_msg_init(&m, a->xid, RPCRDMA_BC_CREDITS, RPCRDMA_MSG);
+	if (!ok || rpcrdma_hdr_encode(&m, buf, RPCRDMA_HDR_MIN, &hlen))
+		return -EINVAL;
+	/* Counted before the Send, taken back if it fails: the peer may
+	 * have the answer, and read our counters, before the Send
+	 * returns. */
+	RPCRDMA_STAT_ADD(ep, bc_replies_sent, 1);
+	RPCRDMA_STAT_ADD(ep, sent_msg, 1);
+	RPCRDMA_STAT_SET(ep, bc_credits_granted, RPCRDMA_BC_CREDITS);
+	rc = rpcrdma_ep_send_within(ep, &iov, 1, 0, 0);
+	if (rc) {
+		RPCRDMA_STAT_ADD(ep, bc_replies_sent, (uint64_t)-1);
+		RPCRDMA_STAT_ADD(ep, sent_msg, (uint64_t)-1);
 	}
+	return rc;
+}
+
+/*
+ * Sends the queued answers in order, as far as the send queue has room
+ * (ct->lock held, dropped meanwhile; the poller's: only the poller queues
+ * them, and ep, ct->ep, cannot change while it polls). Those left wait
+ * for a later look, by this poller or the next, and count against the
+ * grant (ct_bc_take): a server that stalls our Sends gets its further
+ * calls dropped, and no caller waits on it. Any other failure drops them:
+ * the connection is going, and its answers with it (ct_bc_purge).
+ */
+static void ct_bc_send_answers(struct ct *ct, struct rpcrdma_ep *ep)
+{
+	uint32_t n = ct->bc_nans, sent = 0;
+	int rc = 0;
+
+	pthread_mutex_unlock(&ct->lock);
+	while (sent < n) {
+		rc = ct_bc_answer_send(ep, &ct->bc_ans[sent]);
+		if (rc)
+			break;
+		sent++;
+	}
+	pthread_mutex_lock(&ct->lock);
+	if (rc && rc != -ETIMEDOUT) {
+		RPCRDMA_STAT_ADD(ep, bc_calls_dropped, n - sent);
+		sent = n;
+	}
+	ct->bc_nans -= sent;
+	memmove(ct->bc_ans, ct->bc_ans + sent,
+		ct->bc_nans * sizeof(ct->bc_ans[0]));
 }
 
 /*
@@ -403,7 +459,9 @@ static void ct_bc_answer_now(struct ct *ct, const struct rpcrdma_rx *rx,
  * (RFC 8167 section 3.1), its receive was not provisioned for it, and
  * section 3.3 lets the responder drop such a call (counted
  * bc_calls_dropped; the server's call times out, and when every backward
- * credit is held so it closes the connection). A call that cannot be
+ * credit is held so it closes the connection). Answers not sent yet hold
+ * their credit as calls queued for the service do: a server that stalls
+ * our Sends gets at most the grant of them queued. A call that cannot be
  * queued (memory) is answered SYSTEM_ERR. rdma_xid: the decoded header's
  * xid (host order).
  */
@@ -414,12 +472,12 @@ static void ct_bc_take(struct ct *ct, const struct rpcrdma_rx *rx,
 	uint32_t len = rx->len - (uint32_t)hlen;
 	struct ct_bcall *k;
 
-	if (!bc) {
-		ct_bc_answer_now(ct, rx, hlen, rdma_xid, PROG_UNAVAIL);
+	if ((bc ? bc->queued : 0) + ct->bc_nans >= RPCRDMA_BC_CREDITS) {
+		CT_INC(ct, bc_calls_dropped);
 		return;
 	}
-	if (bc->queued >= RPCRDMA_BC_CREDITS) {
-		CT_INC(ct, bc_calls_dropped);
+	if (!bc) {
+		ct_bc_answer_now(ct, rx, hlen, rdma_xid, PROG_UNAVAIL);
 		return;
 	}
 	if (!(k = malloc(sizeof(*k) + len))) {
@@ -455,6 +513,7 @@ void ct_bc_purge(struct ct *ct)
 	struct ct_bc *bc = ct->bc;
 	struct ct_bcall *k;
 
+	ct->bc_nans = 0;	/* answers to the old connection's calls */
 	if (!bc)
 		return;
 	while ((k = bc->head)) {

@@ -87,6 +87,39 @@ void ct_poller_leave(struct ct *ct)
 }
 
 /*
+ * The XID of s's next call (ct->lock held, s taken): the next counter
+ * value that no other slot's call holds. RFC 5531 section 9: an XID
+ * names one call, and replies are matched by it alone (slot_by_xid). A
+ * call reusing the XID of one in flight, or of one abandoned whose late
+ * reply may still come, would take that reply as its own or lose its
+ * own to it, and a server's duplicate request cache could answer it
+ * with the other's results: CLSET_XID can set such a value, and the
+ * counter meets old ones after 2^32 calls (198abdf review #20). At most
+ * nslots values are skipped; with no other call out, or before either
+ * can have happened, none is looked at (the fast path pays a compare).
+ */
+uint32_t ct_next_xid(struct ct *ct, const struct ct_slot *s)
+{
+	uint32_t xid = atomic_fetch_add(&ct->next_xid, 1);
+	uint32_t i = 0;
+
+	if (ct->credits.inflight <= 1 ||
+	    (!ct->xid_set && ++ct->xids_issued < (1ull << 32)))
+		return xid;
+	while (i < ct->nslots) {
+		const struct ct_slot *o = &ct->slots[i];
+
+		if (o != s && o->state != SLOT_FREE && o->xid == xid) {
+			xid = atomic_fetch_add(&ct->next_xid, 1);
+			i = 0;
+			continue;
+		}
+		i++;
+	}
+	return xid;
+}
+
+/*
  * The slot's buffers for its next call. The reply buffer holds the
  * largest reply the call may get (its procedure's hint, or max_msg
  * without one; an inline reply at least) and, behind it, the write chunks
@@ -134,10 +167,22 @@ int slot_prepare(struct ct *ct, struct ct_slot *s)
 		need = s->reply_cap;
 	}
 	if (!s->reply_buf || need > s->reply_cap) {
-		uint8_t *nb = realloc(s->reply_buf, need);
+		/*
+		 * Zeroed, not realloc'ed: a server that claims more bytes
+		 * in the reply or a write chunk than its RDMA Writes put
+		 * there (which the client cannot see, RFC 8166 section
+		 * 3.4.6) makes the call decode what the buffer held, which
+		 * must never be uninitialised heap (198abdf review #16).
+		 * What it holds otherwise came from this connection's
+		 * server (ct_detach lets the buffers go). The old bytes are
+		 * not needed; calloc gets large buffers as zero pages,
+		 * without a memset, and small calls never come here.
+		 */
+		uint8_t *nb = calloc(1, need);
 
 		if (!nb)
 			return -ENOMEM;
+		free(s->reply_buf);
 		s->reply_buf = nb;
 		s->reply_cap = need;
 	}

@@ -6,11 +6,29 @@
 #include <time.h>
 #include "xprt.h"
 
+/*
+ * A timeout past XPRT_TIMEOUT_MAX_S waits that long: a deadline of now +
+ * any time_t could overflow tv_sec (undefined; in practice a deadline in
+ * the past, so a call with a huge CLSET_TIMEOUT timed out at once: 198abdf
+ * review #20), and xprt_ms_left's nanoseconds must not overflow either.
+ * Negative parts (xprt_timeval_ok refuses them) count as none.
+ */
 void xprt_deadline_after(struct timespec *dl, const struct timeval *tv)
 {
+	time_t sec = tv->tv_sec > 0 ? tv->tv_sec : 0;
+	long usec = tv->tv_usec > 0 ? (long)tv->tv_usec : 0;
+
+	/* A tv_usec of a second or more carries over. */
+	if (sec < XPRT_TIMEOUT_MAX_S)
+		sec += usec / 1000000;
+	usec %= 1000000;
+	if (sec >= XPRT_TIMEOUT_MAX_S) {
+		sec = XPRT_TIMEOUT_MAX_S;
+		usec = 0;
+	}
 	clock_gettime(CLOCK_MONOTONIC, dl);
-	dl->tv_sec += tv->tv_sec;
-	dl->tv_nsec += (long)tv->tv_usec * 1000;
+	dl->tv_sec += sec;
+	dl->tv_nsec += usec * 1000;
 	if (dl->tv_nsec >= 1000000000L) {
 		dl->tv_sec += dl->tv_nsec / 1000000000L;
 		dl->tv_nsec %= 1000000000L;
@@ -23,6 +41,17 @@ uint64_t xprt_now_us(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	return (uint64_t)now.tv_sec * 1000000u + (uint64_t)now.tv_nsec / 1000u;
+}
+
+int xprt_ms_left_at(const struct timespec *dl, uint64_t now_us)
+{
+	long long us = ((long long)dl->tv_sec * 1000000LL +
+			dl->tv_nsec / 1000) - (long long)now_us;
+
+	if (us <= 0)
+		return 0;
+	us = (us + 999) / 1000;
+	return us > INT_MAX ? INT_MAX : (int)us;
 }
 
 int xprt_ms_left(const struct timespec *dl)

@@ -366,16 +366,42 @@ SVCXPRT *svc_tli_create(const int fd, const struct netconfig *nc,
 
 /*
  * Like libtirpc's svc_create, one listener per netid serves every program
- * created through it.
+ * created through it. Unlike libtirpc's list, which keeps a handle after
+ * svc_destroy and registers the next program on freed memory (198abdf
+ * review #19), the listener tells svc_made_forget when it is destroyed:
+ * the next svc_create makes a new one.
  */
 static pthread_mutex_t svc_lock = PTHREAD_MUTEX_INITIALIZER;
 static SVCXPRT *svc_made[2];
+
+/* From lsn_destroy, in whichever thread destroys the listener. */
+static void svc_made_forget(SVCXPRT *xprt)
+{
+	pthread_mutex_lock(&svc_lock);
+	for (size_t i = 0; i < sizeof(svc_made) / sizeof(svc_made[0]); i++)
+		if (svc_made[i] == xprt)
+			svc_made[i] = NULL;
+	pthread_mutex_unlock(&svc_lock);
+}
+
+SVCXPRT *rpcrdma_svc_made(const char *netid)
+{
+	struct netconfig *nc = rdma_nconf(netid);
+	SVCXPRT *xprt;
+
+	if (!nc)
+		return NULL;
+	pthread_mutex_lock(&svc_lock);
+	xprt = svc_made[nc == &nc_rdma6];
+	pthread_mutex_unlock(&svc_lock);
+	return xprt;
+}
 
 int svc_create(dispatch_fn dispatch, rpcprog_t prog, rpcvers_t vers,
 	       const char *nettype)
 {
 	struct netconfig *nc = rdma_nconf(nettype);
-	SVCXPRT **slot, *xprt;
+	SVCXPRT **slot, *xprt, *made = NULL;
 	int n = 0;
 
 	if (!nc) {
@@ -388,16 +414,20 @@ int svc_create(dispatch_fn dispatch, rpcprog_t prog, rpcvers_t vers,
 	pthread_mutex_lock(&svc_lock);
 	xprt = *slot;
 	if (!xprt)
-		xprt = rdma_listener(nc->nc_netid);
-	if (xprt) {
-		if (rpcrdma_svc_reg(xprt, prog, vers, dispatch)) {
-			*slot = xprt;
-			n = 1;
-		} else if (!*slot) {
-			svc_destroy(xprt);
+		xprt = made = rdma_listener(nc->nc_netid);
+	if (xprt && rpcrdma_svc_reg(xprt, prog, vers, dispatch)) {
+		if (made) {
+			svc_rdma_on_destroy(made, svc_made_forget);
+			*slot = made;
+			made = NULL;
 		}
+		n = 1;
 	}
 	pthread_mutex_unlock(&svc_lock);
+	/* Never kept: destroyed without svc_lock (its destruction would
+	 * take it to forget it). */
+	if (made)
+		svc_destroy(made);
 	return n;
 }
 

@@ -26,6 +26,10 @@
  * asked for more (its REQ's retry count binds our QP, and rxe reads 7 as
  * forever). */
 #define OPTS_DEFAULT_STALL_MS	15000u
+/* The Linux server's age for an idle temporary transport (6 minutes,
+ * svc_conn_age_period): a client that keeps its connection for its next
+ * burst keeps it; one that left it costs its slot only this long. */
+#define OPTS_DEFAULT_IDLE_MS	360000u
 #define OPTS_MAX_POLL_US	XPRT_POLL_MAX_US
 
 /*
@@ -61,6 +65,7 @@ void rpcrdma_opts_default(struct rpcrdma_opts *o)
 	o->max_conns = OPTS_DEFAULT_MAX_CONNS;
 	o->max_conns_per_source = OPTS_DEFAULT_MAX_CONNS_PER_SOURCE;
 	o->stall_ms = OPTS_DEFAULT_STALL_MS;
+	o->idle_ms = OPTS_DEFAULT_IDLE_MS;
 	o->ddp_threshold = RPCRDMA_DDP_THRESHOLD;
 	o->poll_us = RPCRDMA_POLL_AUTO;
 	o->zc_threshold = RPCRDMA_ZC_THRESHOLD;
@@ -113,6 +118,8 @@ void rpcrdma_opts_from_env(struct rpcrdma_opts *o)
 				    o->max_conns_per_source);
 	o->stall_ms = (uint32_t)env_ulong("RPCRDMA_STALL_MS", 0, 3600000,
 					  o->stall_ms);
+	o->idle_ms = (uint32_t)env_ulong("RPCRDMA_IDLE_MS", 0, 86400000,
+					 o->idle_ms);
 	o->ddp_threshold = (uint32_t)env_ulong("RPCRDMA_DDP_THRESHOLD", 0,
 					       1u << 30, o->ddp_threshold);
 	o->zc_threshold = (uint32_t)env_ulong("RPCRDMA_ZC_THRESHOLD", 0,
@@ -152,6 +159,7 @@ int rpcrdma_opts_to_ep(const struct rpcrdma_opts *o, struct rpcrdma_ep_opts *eo)
 	eo->max_conns = o->max_conns;
 	eo->max_conns_per_source = o->max_conns_per_source;
 	eo->stall_ms = o->stall_ms;
+	eo->idle_ms = o->idle_ms;
 	/* Auto is the client's to work out, call by call (clnt_reply.c). */
 	eo->poll_us = o->poll_us == RPCRDMA_POLL_AUTO ? 0 :
 		      o->poll_us < OPTS_MAX_POLL_US   ? o->poll_us :

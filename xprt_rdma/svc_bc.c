@@ -462,8 +462,11 @@ static enum clnt_stat cbc_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 						&hlen);
 			iov.iov_base = buf;
 			iov.iov_len = RPCRDMA_HDR_MIN + XDR_GETPOS(&x);
+			/* Within the callback's deadline: a client that
+			 * stalls our Sends holds this thread no longer. */
 			if (!rc)
-				rc = rpcrdma_ep_send(ep, &iov, 1, 0);
+				rc = rpcrdma_ep_send_within(ep, &iov, 1, 0,
+							    xprt_ms_left(&dl));
 			if (rc)
 				st = RPC_CANTSEND;
 			else {

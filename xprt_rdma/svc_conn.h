@@ -36,6 +36,8 @@ struct svc_lsn {
 	struct rpcrdma_listener *l;
 	struct rpcrdma_opts opts;
 	struct sockaddr_storage laddr;
+	/* Told of the destruction first (svc_rdma_on_destroy), or NULL. */
+	void (*on_destroy)(SVCXPRT *xprt);
 };
 
 struct svc_conn;

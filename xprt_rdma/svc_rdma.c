@@ -142,6 +142,10 @@ static void conn_tell_close(SVCXPRT *xprt, struct svc_conn *c)
 		STAT_INC(c, closes_protocol);
 	else if (why == RPCRDMA_CLOSE_UNREACHABLE)
 		STAT_INC(c, closes_unreachable);
+	else if (why == RPCRDMA_CLOSE_IDLE)
+		STAT_INC(c, closes_idle);
+	else if (why == RPCRDMA_CLOSE_EVICTED)
+		STAT_INC(c, closes_evicted);
 	rpcrdma_addr_str((const struct sockaddr *)xprt->xp_rtaddr.buf, peer,
 			 sizeof(peer));
 	xprt_log("librpcrdma: server closed the connection from %s: %s",
@@ -290,6 +294,8 @@ static void lsn_destroy(SVCXPRT *xprt)
 {
 	struct svc_lsn *lsn = to_lsn(xprt);
 
+	if (lsn->on_destroy)
+		lsn->on_destroy(xprt);
 	pool_member_leave(&lsn->mem);
 	rpcrdma_listener_destroy(lsn->l);
 	free(xprt->xp_netid);
@@ -441,6 +447,14 @@ int rpcrdma_svc_limits(SVCXPRT *xprt, struct rpcrdma_svc_limits *out)
 bool svc_rdma_owns(const SVCXPRT *xprt)
 {
 	return xprt->xp_ops == &lsn_ops || xprt->xp_ops == &conn_ops;
+}
+
+bool svc_rdma_on_destroy(SVCXPRT *xprt, void (*fn)(SVCXPRT *xprt))
+{
+	if (!xprt || xprt->xp_ops != &lsn_ops)
+		return false;
+	to_lsn(xprt)->on_destroy = fn;
+	return true;
 }
 
 CLIENT *rpcrdma_svc_callback_create(SVCXPRT *xprt, rpcprog_t prog,

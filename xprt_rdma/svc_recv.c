@@ -8,6 +8,12 @@
  * libtirpc, and conn_pump, which moves a connection on for a dispatch
  * function of its own waiting for a backward reply.
  *
+ * What a received message gets (dropped, RDMA_ERROR, dispatched inline,
+ * GARBAGE_ARGS, its chunks read: RFC 8166 sections 3.5.3, 4.5 and 5) is
+ * decided from its bytes alone by rpcrdma_rsp_recv (lib/recv.c), which
+ * check proves outcome by outcome and tests/fuzz/fuzz_svcrecv.c drives
+ * with any bytes; this file carries out the decision.
+ *
  * Completion-driven: nothing whose timing the peer controls blocks the
  * thread that runs svc_run. A connection has up to twice its credits of
  * calls in progress (struct svc_call): a call with read chunks has its
@@ -29,6 +35,7 @@
 #include <time.h>
 #include <rpcrdma/splice.h>
 #include "lib/chunks.h"
+#include "lib/recv.h"
 #include "svc_conn.h"
 
 static int grow(uint8_t **buf, size_t *cap, size_t need)
@@ -47,49 +54,23 @@ static int grow(uint8_t **buf, size_t *cap, size_t need)
 
 /*
  * Posts the RDMA Reads of every read chunk of k (RFC 8166 section 3.5.3)
- * into k->rdbuf, in the order of the read list; the call waits for them
- * in CALL_READING while the connection serves others. Checked before any
- * Read, so a bad call costs no transfer: -EMSGSIZE when the chunks are
- * larger than max_msg or carry no call (the caller answers ERR_CHUNK),
- * -EBADMSG when an RDMA_MSG's chunks cannot be spliced into its inline
- * part (positions past it: the caller answers GARBAGE_ARGS). Or another
- * -errno.
+ * into k->rdbuf, total bytes in the order of the read list; the call
+ * waits for them in CALL_READING while the connection serves others.
+ * rpcrdma_rsp_recv (lib/recv.c) has checked the chunks, so a bad call
+ * costs no transfer. 0, -EMSGSIZE (more than one transfer moves),
+ * -EDQUOT (the sink would pass the locked-memory cap) or another -errno.
  */
-static int call_start_reads(struct svc_call *k)
+static int call_start_reads(struct svc_call *k, uint64_t total)
 {
 	const struct rpcrdma_msg *h = &k->hdr;
-	struct rpcrdma_piece pieces[RPCRDMA_MAX_READ_SEGS];
-	const uint8_t *inl;
-	uint64_t total = 0;
-	size_t inl_len, need;
-	uint32_t i, np;
+	uint32_t i;
 	int rc;
 
-	/* RDMA_NOMSG without a position-zero chunk carries no call; a
-	 * client that answers no RDMA Read cannot send chunks. */
-	if ((h->proc == RPCRDMA_NOMSG &&
-	     (h->nreads == 0 || h->reads[0].position != 0)) ||
-	    !rpcrdma_ep_can_read(k->c->ep))
-		return -EMSGSIZE;
-	for (i = 0; i < h->nreads; i++) {
+	for (i = 0; i < h->nreads; i++)
 		k->rdsegs[i] = h->reads[i].seg;
-		total += h->reads[i].seg.length;
-	}
-	if (total > k->c->max_msg || total == 0)
-		return -EMSGSIZE;
 	rc = grow(&k->rdbuf, &k->rdcap, (size_t)total);
 	if (rc)
 		return rc;
-	rc = rpcrdma_call_read_pieces(h, k->rx.data + k->hlen,
-				      k->rx.len - k->hlen, k->rdbuf, pieces,
-				      &np, &inl, &inl_len);
-	if (rc)
-		return rc;
-	need = np ? rpcrdma_splice_len(inl_len, pieces, np) : inl_len;
-	if (np && need == 0)
-		return h->proc == RPCRDMA_MSG ? -EBADMSG : -EMSGSIZE;
-	if (need > k->c->max_msg)
-		return -EMSGSIZE;
 	k->xfer.read = true;
 	k->xfer.local = k->rdbuf;
 	k->xfer.len = total;
@@ -162,61 +143,54 @@ static struct svc_call *ready_pop(struct svc_conn *c)
 
 /*
  * Takes one received message into k: answered with RDMA_ERROR or dropped
- * (k freed), ready for dispatch (inline), or waiting for its RDMA Reads.
+ * (k freed), ready for dispatch (inline, or answered GARBAGE_ARGS), or
+ * waiting for its RDMA Reads. What to do is rpcrdma_rsp_recv's decision
+ * on the bytes alone (lib/recv.c: RFC 8166 sections 4.2, 4.5 and 5);
+ * here are its effects.
  */
 static void call_take(struct svc_call *k)
 {
 	struct svc_conn *c = k->c;
-	enum rpcrdma_hdr_err herr;
+	struct rpcrdma_rsp_verdict v;
 	int rc;
 
-	herr = rpcrdma_hdr_decode(k->rx.data, k->rx.len, &c->lim, &k->hdr,
-				  &k->hlen);
-	if (herr != RPCRDMA_HDR_OK) {
+	rpcrdma_rsp_recv(k->rx.data, k->rx.len, &c->lim, c->max_msg,
+			 rpcrdma_ep_can_read(c->ep), &k->hdr, &v);
+	k->hlen = v.hlen;
+	if (v.herr != RPCRDMA_HDR_OK)
 		STAT_INC(c, bad_headers);
-		/*
-		 * A message shorter than the smallest header of a call (28
-		 * bytes, RFC 8166 section 4.2) is discarded unanswered, as
-		 * the Linux server does. Never answer an RDMA_ERROR with
-		 * another, of any version (a malformed one included), or
-		 * two peers could ping-pong forever.
-		 */
-		if (k->rx.len >= RPCRDMA_HDR_MIN &&
-		    k->hdr.proc != RPCRDMA_ERROR)
-			call_send_error(k, rpcrdma_hdr_err_to_wire(herr));
-		else
-			call_put(k);
-		return;
-	}
-	switch (k->hdr.proc) {
-	case RPCRDMA_MSG:
+	else if (k->hdr.proc == RPCRDMA_MSG)
 		STAT_INC(c, recv_msg);
-		break;
-	case RPCRDMA_NOMSG:
+	else if (k->hdr.proc == RPCRDMA_NOMSG)
 		STAT_INC(c, recv_nomsg);
-		break;
-	case RPCRDMA_ERROR:
+	switch (v.action) {
+	case RPCRDMA_RSP_DROP:
+		call_put(k);
+		return;
+	case RPCRDMA_RSP_ERROR_IN:
 		conn_count_error_recv(c, &k->hdr);
 		call_put(k);
 		return;
-	default:
-		call_put(k);
+	case RPCRDMA_RSP_ANSWER:
+		/* RFC 8166 section 4.5.3: chunks we cannot process. */
+		call_send_error(k, v.err);
 		return;
-	}
-	if (k->hdr.nreads == 0) {
-		if (k->hdr.proc == RPCRDMA_NOMSG) {
-			/* RDMA_NOMSG with no position-zero chunk: no call. */
-			call_send_error(k, RPCRDMA_ERR_CHUNK);
-			return;
-		}
-		k->msg = k->rx.data + k->hlen;
-		k->msg_len = k->rx.len - k->hlen;
+	case RPCRDMA_RSP_GARBAGE:
+		/* Section 4.5.2: the inline part alone is parsed, for the
+		 * RPC header the GARBAGE_ARGS reply needs. */
+		k->garbage = true;
+		/* fall through */
+	case RPCRDMA_RSP_INLINE:
+		k->msg = k->rx.data + v.off;
+		k->msg_len = v.len;
 		ready_push(c, k);
 		return;
+	case RPCRDMA_RSP_READ:
+		break;
 	}
-	rc = call_start_reads(k);
+	rc = call_start_reads(k, v.read_total);
 	if (rc == -EMSGSIZE) {
-		/* RFC 8166 section 4.5.3: chunks we cannot process. */
+		/* More than the engine moves in one transfer. */
 		call_send_error(k, RPCRDMA_ERR_CHUNK);
 	} else if (rc == -EDQUOT) {
 		/* Their sink would pass the locked-memory limit: this call
@@ -224,17 +198,6 @@ static void call_take(struct svc_call *k)
 		 * (RFC 8166 section 4.5.3, a responder resource). */
 		STAT_INC(c, memlock_refusals);
 		call_send_error(k, RPCRDMA_ERR_CHUNK);
-	} else if (rc == -EBADMSG) {
-		/*
-		 * RFC 8166 section 4.5.2: a valid header whose chunks do not
-		 * match the Payload stream SHOULD get GARBAGE_ARGS. The
-		 * inline part alone is parsed for the RPC header the reply
-		 * needs; the chunks are never read.
-		 */
-		k->garbage = true;
-		k->msg = k->rx.data + k->hlen;
-		k->msg_len = k->rx.len - k->hlen;
-		ready_push(c, k);
 	} else if (rc) {
 		conn_fail(c, RPCRDMA_CLOSE_INTERNAL, rc);
 		call_put(k);

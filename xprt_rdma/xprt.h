@@ -41,13 +41,24 @@ uint32_t xprt_srtt_update(uint32_t srtt_us, uint64_t sample_us);
  */
 uint32_t xprt_poll_budget(uint32_t poll_us, uint32_t srtt_us,
 			  uint64_t sent_us, uint64_t now_us);
-/* dl = now + tv on CLOCK_MONOTONIC (deadline.c); milliseconds left
- * until dl, rounded up, 0 when passed. */
+/* dl = now + tv on CLOCK_MONOTONIC, tv at most XPRT_TIMEOUT_MAX_S
+ * (deadline.c); milliseconds left until dl, rounded up, 0 when passed,
+ * INT_MAX at most. */
+#define XPRT_TIMEOUT_MAX_S	((time_t)10 * 365 * 86400)	/* 10 years */
 void xprt_deadline_after(struct timespec *dl, const struct timeval *tv);
 int xprt_ms_left(const struct timespec *dl);
+/* The same at now_us (xprt_now_us's clock), read by the caller already. */
+int xprt_ms_left_at(const struct timespec *dl, uint64_t now_us);
 
 /* Whether xprt is an rdma listener or connection (svc_rdma.c). */
 bool svc_rdma_owns(const SVCXPRT *xprt);
+/* Has the rdma listener xprt call fn(xprt) as it is destroyed, before
+ * it is freed (netid.c forgets the one svc_create keeps); false when
+ * xprt is no listener of ours. */
+bool svc_rdma_on_destroy(SVCXPRT *xprt, void (*fn)(SVCXPRT *xprt));
+/* The listener svc_create(..., netid) serves "rdma" or "rdma6" with, or
+ * NULL (netid.c; the guest tests destroy it as an application may). */
+SVCXPRT *rpcrdma_svc_made(const char *netid);
 
 /* Encodes an RPC reply into x as svc_vc does, letting xprt's auth flavour
  * wrap the results (tirpc.c: the server's replies and the backward

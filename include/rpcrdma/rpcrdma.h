@@ -23,7 +23,7 @@
 
 /* Knobs for either side. Environment variables (RPCRDMA_PORT,
  * RPCRDMA_SRCADDR, RPCRDMA_INLINE, RPCRDMA_CREDITS, RPCRDMA_MAX_MSG,
- * RPCRDMA_MAX_CONNS, RPCRDMA_STALL_MS, RPCRDMA_DDP_THRESHOLD,
+ * RPCRDMA_MAX_CONNS, RPCRDMA_IDLE_MS, RPCRDMA_STALL_MS, RPCRDMA_DDP_THRESHOLD,
  * RPCRDMA_ZC_THRESHOLD, RPCRDMA_NO_PVTDATA)
  * override the defaults for programs created through the netid. */
 struct rpcrdma_opts {
@@ -80,6 +80,13 @@ struct rpcrdma_opts {
 	uint32_t max_conns_per_source; /* server: of max_conns, how many
 				 * one client host may hold (64; 0: no
 				 * limit); one more is rejected */
+	uint32_t idle_ms;	/* server: a connection that carried nothing
+				 * and had no call in progress for this long
+				 * is closed, within half as long again
+				 * (360000, six minutes, as the Linux
+				 * server; 0: never). At max_conns, one idle
+				 * for half as long makes room for a new
+				 * client */
 };
 #define RPCRDMA_POLL_AUTO	0xffffffffu
 #define RPCRDMA_POLL_AUTO_MAX_US 1000u

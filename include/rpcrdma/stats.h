@@ -119,6 +119,10 @@ struct rpcrdma_stats {
 	 * handshake within the listener's timeout_ms, dropped when a new
 	 * request wanted their slot (each was counted in no other way). */
 	uint64_t handshakes_expired;
+	/* Server: connections closed because they stayed idle for idle_ms
+	 * (closes_idle), or, idle for half as long, to make room for a new
+	 * client at max_conns (closes_evicted). */
+	uint64_t closes_idle, closes_evicted;
 };
 
 /* Process-wide totals since start (all connections, both sides). */

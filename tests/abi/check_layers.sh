@@ -24,11 +24,13 @@ xprt_rdma/svc_pool.c
 xprt_rdma/tirpc.c,xprt_rdma/errtext.c,xprt_rdma/log.c,xprt_rdma/opts.c,xprt_rdma/rpcb.c,xprt_rdma/xdr_grow.c,xprt_rdma/xdr_ddp.c,xprt_rdma/deadline.c
 engine/cm.c
 engine/ep.c
+engine/conns.c
 engine/reg.c,engine/xfer.c
 engine/send.c,engine/recv.c
 engine/core.c
 engine/stats.c,engine/pin.c
 engine/export.c
+lib/recv.c
 lib/chunks.c,lib/plan.c,lib/splice.c,lib/credits.c,lib/pvtdata.c
 lib/hdr.c
 "

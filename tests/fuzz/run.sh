@@ -17,7 +17,8 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 secs=${1:-60}
 [ $# -gt 0 ] && shift
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(hdr pvtdata splice xdrddp)
+[ ${#targets[@]} -gt 0 ] ||
+	targets=(hdr pvtdata splice xdrddp svcrecv clntreply)
 out=${FUZZ_OUT:-$PWD/build-fuzz}
 mkdir -p "$out"
 cc=${CC_FUZZ:-clang}
@@ -28,7 +29,7 @@ libs=($(pkg-config --libs libtirpc))
 
 # Build every target first, then run them FUZZ_JOBS at a time (default:
 # one per core): each libFuzzer run is one process on one core, so on 2
-# cores the 4 targets take 2 x SECONDS, each with its whole SECONDS.
+# cores the 6 targets take 3 x SECONDS, each with its whole SECONDS.
 for t in "${targets[@]}"; do
 	case "$t" in
 	hdr) src=("$top/lib/hdr.c" "$top/lib/chunks.c" "$top/lib/splice.c"
@@ -36,6 +37,9 @@ for t in "${targets[@]}"; do
 	pvtdata) src=("$top/lib/pvtdata.c") ;;
 	splice) src=("$top/lib/splice.c") ;;
 	xdrddp) src=("$top/xprt_rdma/xdr_ddp.c") ;;
+	svcrecv | clntreply)
+		src=("$top/lib/recv.c" "$top/lib/hdr.c" "$top/lib/chunks.c"
+		     "$top/lib/splice.c") ;;
 	*) echo "fuzz: unknown target $t" >&2; exit 2 ;;
 	esac
 	"$cc" "${flags[@]}" "$top/tests/fuzz/fuzz_$t.c" "${src[@]}" \

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The client's round-trip estimate and how long its poller polls before
- * it sleeps (xprt_rdma/deadline.c). */
+/* The client's round-trip estimate, how long its poller polls before
+ * it sleeps, and its deadlines (xprt_rdma/deadline.c). */
 #include <check.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "../../xprt_rdma/xprt.h"
 
@@ -96,6 +98,53 @@ START_TEST(test_default_and_env)
 }
 END_TEST
 
+/*
+ * A deadline from a huge timeout (CLSET_TIMEOUT with any tv_sec libtirpc
+ * takes) lies far ahead, not in the past: now + TIME_T_MAX overflowed
+ * and the call timed out at once (198abdf review #20).
+ */
+START_TEST(test_deadline_huge)
+{
+	const time_t tmax = (time_t)((~(unsigned long long)0) >>
+				     (65 - 8 * sizeof(time_t)));
+	const struct timeval tvs[] = {
+		{ tmax, 999999 }, { tmax - 1, 0 }, { tmax / 2, 0 },
+		{ INT_MAX, 0 }, { XPRT_TIMEOUT_MAX_S, 0 },
+	};
+	struct timespec dl, now;
+
+	for (size_t i = 0; i < sizeof(tvs) / sizeof(tvs[0]); i++) {
+		xprt_deadline_after(&dl, &tvs[i]);
+		ck_assert_int_eq(xprt_ms_left(&dl), INT_MAX);
+		/* Clamped to XPRT_TIMEOUT_MAX_S, to the second. */
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		ck_assert_int_le(dl.tv_sec - now.tv_sec, XPRT_TIMEOUT_MAX_S);
+		ck_assert_int_ge(dl.tv_sec - now.tv_sec,
+				 XPRT_TIMEOUT_MAX_S - 1);
+	}
+	/* Ordinary timeouts are what they say. */
+	xprt_deadline_after(&dl, &(struct timeval){ 2, 500000 });
+	ck_assert_int_gt(xprt_ms_left(&dl), 2400);
+	ck_assert_int_le(xprt_ms_left(&dl), 2500);
+	xprt_deadline_after(&dl, &(struct timeval){ 0, 0 });
+	ck_assert_int_eq(xprt_ms_left(&dl), 0);
+	/* A tv_usec past a second carries over (callers refuse it). */
+	xprt_deadline_after(&dl, &(struct timeval){ 0, 3000000 });
+	ck_assert_int_gt(xprt_ms_left(&dl), 2900);
+	ck_assert_int_le(xprt_ms_left(&dl), 3000);
+	/* The same from a clock read already made (ct_post's): rounded up
+	 * to the millisecond, 0 once past, INT_MAX for the longest. */
+	dl.tv_sec = 100;
+	dl.tv_nsec = 1500000;
+	ck_assert_int_eq(xprt_ms_left_at(&dl, 98000000u), 2002);
+	ck_assert_int_eq(xprt_ms_left_at(&dl, 100001499u), 1);
+	ck_assert_int_eq(xprt_ms_left_at(&dl, 100001500u), 0);
+	ck_assert_int_eq(xprt_ms_left_at(&dl, 200000000u), 0);
+	xprt_deadline_after(&dl, &(struct timeval){ XPRT_TIMEOUT_MAX_S, 0 });
+	ck_assert_int_eq(xprt_ms_left_at(&dl, xprt_now_us()), INT_MAX);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("pollwait");
@@ -108,6 +157,7 @@ int main(void)
 	tcase_add_test(tc, test_budget_set);
 	tcase_add_test(tc, test_budget_auto);
 	tcase_add_test(tc, test_default_and_env);
+	tcase_add_test(tc, test_deadline_huge);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -54,6 +54,8 @@ extern const struct rpcrdma_opts *srv_base, *clnt_base;
 extern uint32_t clnt_ddp;
 extern const struct timeval tmo;
 extern bool raw_pair_r;
+extern uint8_t raw_pair_rnr;
+extern uint32_t raw_pair_credits;
 
 struct blob {
 	u_int len;

@@ -2,11 +2,16 @@
 /*
  * t_clnt: messages that answer no call of ours, an unknown reply and a
  * backward call to a client without a backward service
- * (test_unmatched_messages), and backward calls (RFC 8167) from a raw
- * server to a CLIENT with a backward service (test_backward_raw).
+ * (test_unmatched_messages), backward calls (RFC 8167) from a raw
+ * server to a CLIENT with a backward service (test_backward_raw), and
+ * backward calls from a server that stalls the client's Sends
+ * (test_bc_answers_stalled).
  */
 #include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "t_clnt.h"
@@ -184,8 +189,89 @@ START_TEST(test_backward_raw)
 }
 END_TEST
 
+static double mono_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+/*
+ * Security review 21c8dd5, finding 8. A server stalls the client's Sends
+ * (its accept asks rnr_retry_count 7 of the client's QP, for ever on
+ * rxe, and it never reposts its receives: 9 of them, credits 1) and
+ * sends 48 backward calls while one call of the client, with a 3 s
+ * timeout, polls; the CLIENT has no backward service, so each is
+ * answered PROG_UNAVAIL. Once the client's send ring was full, each
+ * answer went out under ct->lock with a 10 s wait: the call overran its
+ * timeout by 10 s and more, and clnt_control blocked as long. Now the
+ * answers go without the lock and never wait: the call times out on
+ * time, clnt_control answers at once, and the calls beyond the backward
+ * grant (8 answers not sent) are dropped and counted. Windows off
+ * (RPCRDMA_WINDOWS=0): the timed-out call's local invalidation would
+ * queue behind the stalled Sends and reset the connection after
+ * CT_INVALIDATE_MS, a bound of its own. Not on iWARP, which has no RNR
+ * (a Send without a receive ends the connection).
+ */
+START_TEST(test_bc_answers_stalled)
+{
+	enum { NCALLS = 48 };
+	struct rpcrdma_stats st;
+	struct rpcrdma_msg m;
+	struct raw_pair p;
+	double t0, t, ctl_max = 0;
+	enum clnt_stat cs;
+	uint32_t xid;
+
+	if (iwarp) {
+		printf("t_clnt: test_bc_answers_stalled: no RNR on iWARP\n");
+		return;
+	}
+	ck_assert_int_eq(setenv("RPCRDMA_WINDOWS", "0", 1), 0);
+	raw_pair_rnr = 7;
+	raw_pair_credits = 1;
+	raw_pair_open(&p);
+	raw_pair_rnr = 0;
+	raw_pair_credits = 0;
+	p.c.tmo = (struct timeval){ 3, 0 };
+	t0 = mono_ms();
+	raw_pair_take(&p, &m);	/* the call polls; never answered */
+	for (uint32_t i = 0; i < NCALLS; i++) {
+		const uint32_t call[] = { 0x62000000 + i, CALL, 2, BC_PROG, 1,
+					  0, 0, 0, 0, 0 };
+
+		bc_send(p.a.ep, 0x62000000 + i, call, 10);
+		if (i % 8 == 7)
+			usleep(50000);	/* the client's receives come back */
+	}
+	/* clnt_control beside the polling call, until it returned. */
+	for (int i = 0; i < 40; i++) {
+		t = mono_ms();
+		ck_assert(clnt_control(p.c.cl, CLGET_XID, (char *)&xid));
+		t = mono_ms() - t;
+		if (t > ctl_max)
+			ctl_max = t;
+		usleep(50000);
+	}
+	cs = raw_pair_result(&p);
+	t = mono_ms() - t0;
+	st = stats_of(p.c.cl);
+	ck_assert_msg(ctl_max < 500, "clnt_control blocked %.0f ms", ctl_max);
+	ck_assert_int_eq(cs, RPC_TIMEDOUT);
+	ck_assert_msg(t < 3000 + 1500, "a 3 s call took %.0f ms", t);
+	/* Every call taken or dropped; answers beyond the grant dropped. */
+	ck_assert_uint_eq(st.bc_calls_recv + st.bc_calls_dropped, NCALLS);
+	ck_assert_uint_ge(st.bc_calls_dropped, 1);
+	ck_assert_uint_lt(st.bc_replies_sent, st.bc_calls_recv);
+	raw_pair_close(&p);
+	unsetenv("RPCRDMA_WINDOWS");
+}
+END_TEST
+
 void t_clnt_add_backward(TCase *tc)
 {
 	tcase_add_test(tc, test_unmatched_messages);
 	tcase_add_test(tc, test_backward_raw);
+	tcase_add_test(tc, test_bc_answers_stalled);
 }

@@ -4,11 +4,13 @@
  * hand: the reply chunk reachable only while its call waits
  * (test_reply_window), a duplicate reply dropped (test_duplicate_reply),
  * Send With Invalidate of an rkey the client did not offer or without R
- * (test_unasked_remote_invalidation), and chunk lists in a reply other
- * than the call offered (test_bad_write_list).
+ * (test_unasked_remote_invalidation), chunk lists in a reply other
+ * than the call offered (test_bad_write_list), and CLSET_XID to an
+ * abandoned call's XID (test_xid_reuse).
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -313,6 +315,49 @@ START_TEST(test_bad_write_list)
 }
 END_TEST
 
+/*
+ * 198abdf review #20: CLSET_XID set to the XID of a call that timed out
+ * (its slot abandoned, its late reply still awaited). The next call must
+ * not carry that XID: its reply would have been matched to the abandoned
+ * slot and dropped (the call then timed out too), or the late reply taken
+ * for its own. It goes with the next free XID (CLGET_XID says which),
+ * its reply is its own, and the late reply is dropped.
+ */
+START_TEST(test_xid_reuse)
+{
+	struct rpcrdma_msg m1, m2;
+	struct raw_pair p;
+	uint32_t x;
+
+	raw_pair_open(&p);
+	if (remote_inv_expected()) {
+		/* With R a timeout resets the connection (no slot stays
+		 * abandoned), and the raw listener takes no other. */
+		printf("t_clnt: test_xid_reuse: not with R\n");
+		raw_pair_close(&p);
+		return;
+	}
+	p.c.tmo = (struct timeval){ 1, 0 };
+	raw_pair_call(&p, &m1);
+	ck_assert_int_eq(raw_pair_result(&p), RPC_TIMEDOUT);
+	x = m1.xid;
+	ck_assert(clnt_control(p.c.cl, CLSET_XID, (char *)&x));
+	p.c.tmo = (struct timeval){ 10, 0 };
+	raw_pair_call(&p, &m2);
+	ck_assert_uint_ne(m2.xid, m1.xid);
+	ck_assert(clnt_control(p.c.cl, CLGET_XID, (char *)&x));
+	ck_assert_uint_eq(x, m2.xid);
+	raw_pair_reply(&p, &m2, 0, 0);
+	ck_assert_int_eq(raw_pair_result(&p), RPC_SUCCESS);
+	/* The late reply finds its abandoned slot, or nothing: dropped. */
+	raw_pair_reply(&p, &m1, 0, 0);
+	raw_pair_call(&p, &m2);
+	raw_pair_reply(&p, &m2, 0, 0);
+	ck_assert_int_eq(raw_pair_result(&p), RPC_SUCCESS);
+	raw_pair_close(&p);
+}
+END_TEST
+
 void t_clnt_add_raw(TCase *tc)
 {
 	tcase_add_test(tc, test_reply_window);
@@ -320,4 +365,5 @@ void t_clnt_add_raw(TCase *tc)
 	tcase_add_test(tc, test_unasked_remote_invalidation);
 	tcase_add_test(tc, test_stale_window_invalidation);
 	tcase_add_test(tc, test_bad_write_list);
+	tcase_add_test(tc, test_xid_reuse);
 }

@@ -8,6 +8,7 @@
  * those files share (addresses, provider, opts bases, clnt_ddp, tmo,
  * raw_pair_r), declared in t_clnt.h.
  */
+#define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
 #include <poll.h>
@@ -367,8 +368,12 @@ static void *raw_caller_main(void *arg)
 	return NULL;
 }
 
-/* Whether the raw responder advertises R (RFC 8797 section 4.1). */
+/* Whether the raw responder advertises R (RFC 8797 section 4.1); the
+ * RNR retry count its accept asks of the client's QP (0) and its credits,
+ * so its receives (0: the default). */
 bool raw_pair_r = true;
+uint8_t raw_pair_rnr;
+uint32_t raw_pair_credits;
 
 void raw_pair_open(struct raw_pair *p)
 {
@@ -381,7 +386,10 @@ void raw_pair_open(struct raw_pair *p)
 	memset(p, 0, sizeof(*p));
 	rpcrdma_opts_default(&o);
 	o.remote_inv = raw_pair_r;
+	if (raw_pair_credits)
+		o.credits = raw_pair_credits;
 	ck_assert_int_eq(rpcrdma_opts_to_ep(&o, &eo), 0);
+	eo.rnr_retry_count = raw_pair_rnr;
 	memset(&sin, 0, sizeof(sin));
 	sin.sin_family = AF_INET;
 	sin.sin_port = htons(port);
@@ -401,10 +409,23 @@ void raw_pair_take(struct raw_pair *p, struct rpcrdma_msg *m)
 	struct rpcrdma_limits lim;
 	struct rpcrdma_rx rx;
 	size_t hlen;
+	int rc;
 
 	ck_assert_int_eq(pthread_create(&p->cth, NULL, raw_caller_main,
 					&p->c), 0);
-	ck_assert_int_eq(rpcrdma_ep_poll(p->a.ep, &rx, 10000), 1);
+	rc = rpcrdma_ep_poll(p->a.ep, &rx, 10000);
+	if (rc != 1) {
+		struct timespec ts;
+		bool ended;
+
+		/* Whether the call failed before sending, or is stuck. */
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += 1;
+		ended = pthread_timedjoin_np(p->cth, NULL, &ts) == 0;
+		ck_abort_msg("no call came in 10 s (poll %d); the call %s%s",
+			     rc, ended ? "ended: " : "is still in clnt_call",
+			     ended ? clnt_sperrno(p->c.st) : "");
+	}
 	rpcrdma_limits_default(&lim);
 	ck_assert_int_eq(rpcrdma_hdr_decode(rx.data, rx.len, &lim, m, &hlen),
 			 RPCRDMA_HDR_OK);

@@ -2,7 +2,8 @@
 /*
  * t_engine's "connection" case: test_disconnect (either side goes, the
  * other's fd and poll report it), test_refused (nobody listens; bad
- * options) and test_cycles (connect and destroy 200 times: no fd, verbs
+ * options), test_teardown_drain (a teardown waits for its flushes, not a
+ * clock) and test_cycles (connect and destroy 200 times: no fd, verbs
  * object or memory left behind).
  */
 #define _GNU_SOURCE
@@ -85,6 +86,55 @@ START_TEST(test_refused)
 	ck_assert_int_eq(rpcrdma_ep_connect((const struct sockaddr *)&dst,
 					    (const struct sockaddr *)&addr_a,
 					    &o, &ep), -EINVAL);
+}
+END_TEST
+
+/*
+ * 198abdf review #21: a teardown waits for its QP's flushes by their
+ * completion events (engine/core.c, ep_drain), not by looking every
+ * millisecond for up to EP_DRAIN_MAX_MS (250 ms, engine/ep_int.h): a
+ * server that closes many connections pays each one's flush, which rxe
+ * and siw deliver within microseconds of the QP's move to error. NCONN
+ * server endpoints destroyed in turn, half after their client left (what
+ * svc_run does with a connection its client closed), half with the
+ * client still there (a server closing on its own): none reaches the
+ * bound, and all together take less than two of it. The times are
+ * printed; under TCG they are noisy, which the margins allow for.
+ */
+#define NCONN		16
+#define DRAIN_BOUND_MS	250u	/* EP_DRAIN_MAX_MS */
+
+START_TEST(test_teardown_drain)
+{
+	struct rpcrdma_ep_opts o = mkopts(4096, 4096, 32, true);
+	struct rpcrdma_ep *cep[NCONN];
+	struct srv s[NCONN];
+	struct rpcrdma_rx rx;
+	uint64_t t, total = 0, worst = 0;
+
+	for (int i = 0; i < NCONN; i++)
+		pair_connect(&o, &o, &s[i], &cep[i]);
+	for (int i = 0; i < NCONN; i++) {
+		if (i % 2 == 0) {
+			rpcrdma_ep_destroy(cep[i]);
+			ck_assert_int_eq(rpcrdma_ep_poll(s[i].ep, &rx,
+							 T_TIMEOUT_MS),
+					 -ENOTCONN);
+		}
+		t = now_ms();
+		rpcrdma_ep_destroy(s[i].ep);
+		t = now_ms() - t;
+		total += t;
+		if (t > worst)
+			worst = t;
+		if (i % 2)
+			rpcrdma_ep_destroy(cep[i]);
+		rpcrdma_listener_destroy(s[i].l);
+	}
+	printf("t_engine: %d teardowns: %llu ms in all, %llu ms at most\n",
+	       NCONN, (unsigned long long)total, (unsigned long long)worst);
+	ck_assert_uint_lt(worst, DRAIN_BOUND_MS);
+	ck_assert_uint_lt(total, 2 * DRAIN_BOUND_MS);
 }
 END_TEST
 
@@ -220,6 +270,7 @@ TCase *t_engine_tc_connection(void)
 	tcase_set_timeout(tc, 600);
 	tcase_add_loop_test(tc, test_disconnect, 0, 2);
 	tcase_add_test(tc, test_refused);
+	tcase_add_test(tc, test_teardown_drain);
 	tcase_add_test(tc, test_cycles);
 	return tc;
 }

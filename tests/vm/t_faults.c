@@ -31,14 +31,14 @@
  *   CLIENT.
  *
  * Run: tests/vm/run -- ./tests/vm/t_faults (from the build directory);
- * CK_RUN_CASE=faults, cleanup or kills picks one. The program re-executes
+ * CK_RUN_CASE=faults, cleanup, kills or loss picks one. The program re-executes
  * itself without glibc's per-thread malloc cache (spawn_env). Modes used
  * by the tests: t_faults server ADDR PORT READY_FD (serves until P_EXIT or
  * SIGKILL); t_faults client ADDR_A ADDR_B PORT SEED NCALLS FD (client_main).
  *
  * This file: the server and client modes, faults_suite and main; the
  * tests live in t_faults_burst.c (faults), t_faults_cycles.c (cleanup)
- * and t_faults_kills.c (kills), the mixed load in t_faults_mix.c and
+ * t_faults_kills.c (kills) and t_faults_loss.c (loss), the mixed load in t_faults_mix.c and
  * what they share in t_faults_util.c (t_faults.h).
  */
 #include <errno.h>
@@ -177,6 +177,7 @@ static Suite *faults_suite(void)
 	TCase *f = tcase_create("faults");
 	TCase *c = tcase_create("cleanup");
 	TCase *k = tcase_create("kills");
+	TCase *l = tcase_create("loss");
 
 	t_faults_add_burst(f);
 	suite_add_tcase(s, f);
@@ -184,6 +185,8 @@ static Suite *faults_suite(void)
 	suite_add_tcase(s, c);
 	t_faults_add_kills(k);
 	suite_add_tcase(s, k);
+	t_faults_add_loss(l);
+	suite_add_tcase(s, l);
 	return s;
 }
 

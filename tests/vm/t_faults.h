@@ -117,5 +117,6 @@ void burst_ok(CLIENT *cl, int nthreads, int per_thread, bool inline_only,
 void t_faults_add_burst(TCase *f);	/* "faults": t_faults_burst.c */
 void t_faults_add_cycles(TCase *c);	/* "cleanup": t_faults_cycles.c */
 void t_faults_add_kills(TCase *k);	/* "kills": t_faults_kills.c */
+void t_faults_add_loss(TCase *l);	/* "loss": t_faults_loss.c */
 
 #endif

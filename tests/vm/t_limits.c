@@ -283,6 +283,7 @@ int main(void)
 	tcase_set_timeout(tc, 200);
 	t_limits_add_credits(tc);
 	t_limits_add_stalls(tc);
+	t_limits_add_idle(tc);
 	tcase_add_test(tc, test_junk_flood);
 	tcase_add_test(tc, test_credentials_switch);
 	suite_add_tcase(su, tc);

@@ -102,6 +102,61 @@ START_TEST(test_many_clients)
 }
 END_TEST
 
+/*
+ * svc_create(..., "rdma") keeps its listener for the next programs, as
+ * libtirpc's does; one the application destroyed must not be used again
+ * (198abdf review #19: the next svc_create registered on freed memory
+ * and nothing listened on the new port). Served from the second
+ * listener, whose port is the new one.
+ */
+#define T_PROG_AGAIN	0x20000b04
+
+START_TEST(test_svc_create_after_destroy)
+{
+	uint16_t p1 = port_new(), p2 = port_new();
+	struct srv s;
+	SVCXPRT *x;
+	CLIENT *cl;
+	char p[8];
+
+	setenv("RPCRDMA_SRCADDR", addr_a, 1);
+	snprintf(p, sizeof(p), "%u", p1);
+	setenv("RPCRDMA_PORT", p, 1);
+	/* Before the serving thread runs: it copies svc_pollfd, which
+	 * xprt_register reallocates. */
+	ck_assert_int_eq(svc_create(dispatch, T_PROG_AGAIN, T_VERS, "rdma"),
+			 1);
+	x = rpcrdma_svc_made("rdma");
+	ck_assert_ptr_nonnull(x);
+	ck_assert_uint_eq(x->xp_port, p1);
+	svc_destroy(x);
+	ck_assert_ptr_null(rpcrdma_svc_made("rdma"));
+	(void)rpcrdma_rpcb_unset(T_PROG_AGAIN, T_VERS, "rdma");
+
+	snprintf(p, sizeof(p), "%u", p2);
+	setenv("RPCRDMA_PORT", p, 1);
+	ck_assert_int_eq(svc_create(dispatch, T_PROG_AGAIN, T_VERS, "rdma"),
+			 1);
+	x = rpcrdma_svc_made("rdma");
+	ck_assert_ptr_nonnull(x);
+	ck_assert_uint_eq(x->xp_port, p2);
+	srv_start(&s, 0);
+
+	cl = clnt_create(addr_b, T_PROG_AGAIN, T_VERS, "rdma");
+	ck_assert_msg(cl != NULL, "clnt_create to the second listener: %s",
+		      clnt_spcreateerror("clnt"));
+	null_call(cl);
+	echo(cl, 3000, 7);
+	clnt_destroy(cl);
+
+	srv_stop(&s);
+	svc_unreg(T_PROG_AGAIN, T_VERS);
+	(void)rpcrdma_rpcb_unset(T_PROG_AGAIN, T_VERS, "rdma");
+	svc_destroy(x);
+	ck_assert_ptr_null(rpcrdma_svc_made("rdma"));
+}
+END_TEST
+
 /* ---- rpcbind ---- */
 
 static pid_t rpcbind_pid = -1;
@@ -329,6 +384,7 @@ int main(void)
 	tcase_set_timeout(tc, 240);
 	tcase_add_test(tc, test_netid_calls);
 	tcase_add_test(tc, test_many_clients);
+	tcase_add_test(tc, test_svc_create_after_destroy);
 	t_svc_add_raw_headers(tc);
 	t_svc_add_ddp(tc);
 	t_svc_add_raw_chunks(tc);
