@@ -422,8 +422,10 @@ void raw_pair_take(struct raw_pair *p, struct rpcrdma_msg *m)
 		clock_gettime(CLOCK_REALTIME, &ts);
 		ts.tv_sec += 1;
 		ended = pthread_timedjoin_np(p->cth, NULL, &ts) == 0;
-		ck_abort_msg("no call came in 10 s (poll %d); the call %s%s",
-			     rc, ended ? "ended: " : "is still in clnt_call",
+		ck_abort_msg("no call came in 10 s (poll %d, the responder's "
+			     "connection: '%s'); the call %s%s", rc,
+			     rpcrdma_close_why_str(rpcrdma_ep_why(p->a.ep)),
+			     ended ? "ended: " : "is still in clnt_call",
 			     ended ? clnt_sperrno(p->c.st) : "");
 	}
 	rpcrdma_limits_default(&lim);
