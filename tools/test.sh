@@ -188,7 +188,7 @@ export RPCRDMA_VM_ASAN_BUILD=$top/build-san
 export RPCRDMA_VM_BOOTS=${RPCRDMA_VM_BOOTS:-"backports:rxe
  stable:asan:40-clnt,45-svc,47-pool,50-engine,65-nfsd,70-faults
  stable:rxe:10-devcaps,20-cm_rw,30-perftest,48-bidir,66-nfs3d,68-nfs41cb,72-qpfault,73-memlock,85-rdma6
- backports:siw:10-devcaps,20-cm_rw,40-clnt,45-svc,48-bidir,50-engine,65-nfsd,66-nfs3d,68-nfs41cb,90-devremove"}
+ backports:siw:10-devcaps,20-cm_rw,40-clnt,45-svc,48-bidir,50-engine,65-nfsd,66-nfs3d,68-nfs41cb,75-loss,90-devremove"}
 run_check build-ci --enable-werror
 # The installed copy ran: 60-kv says so only when it passed against the
 # packages (a skip, or a boot list without it, would not prove it).
