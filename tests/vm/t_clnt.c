@@ -10,8 +10,8 @@
  * Tests here: the NULL procedure and clnt_control, creation errors, call
  * and reply sizes, AUTH_NONE / AUTH_SYS, negotiated thresholds, a flavour
  * with per-call state under threads, reconnection and the big messages;
- * the others are in t_clnt_{threads,raw,expose,zero_copy,backward}.c and
- * the shared helpers in t_clnt_util.c (t_clnt.h).
+ * the others are in t_clnt_{threads,raw,expose,zero_copy,backward,cve}.c
+ * and the shared helpers in t_clnt_util.c (t_clnt.h).
  */
 #include <arpa/inet.h>
 #include <signal.h>
@@ -561,6 +561,7 @@ static Suite *clnt_suite(void)
 	t_clnt_add_zero_copy(tc);
 	tcase_add_test(tc, test_auth_stateful_threads);
 	t_clnt_add_backward(tc);
+	t_clnt_add_cve(tc);
 	tcase_add_test(tc, test_reconnect);
 	suite_add_tcase(s, tc);
 	tcase_set_timeout(big, 400);

@@ -144,5 +144,6 @@ void t_clnt_add_raw(TCase *tc);
 void t_clnt_add_exposure(TCase *tc);
 void t_clnt_add_zero_copy(TCase *tc);
 void t_clnt_add_backward(TCase *tc);
+void t_clnt_add_cve(TCase *tc);
 
 #endif /* RPCRDMA_TESTS_T_CLNT_H */
