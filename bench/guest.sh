@@ -71,6 +71,9 @@ cleanup() {
 		umount "$nfs_top" 2>/dev/null
 	fi
 	[ -n "$rpid" ] && kill "$rpid" 2>/dev/null
+	# A run stopped under the loss step leaves no lossy veth behind.
+	tc qdisc del dev v0 root 2>/dev/null
+	tc qdisc del dev v1 root 2>/dev/null
 	perftest_route_off
 }
 trap cleanup EXIT

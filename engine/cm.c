@@ -534,6 +534,7 @@ static int listener_established(struct rpcrdma_listener *l,
 	}
 	ep_set_established(ep, RPCRDMA_EXPORT_SERVER);
 	pthread_mutex_lock(&ep->lock);
+	ep->idle_since_ms = ep_now_ms();
 	ep_idle_arm(ep);
 	pthread_mutex_unlock(&ep->lock);
 	return 0;

@@ -121,37 +121,44 @@ bool conn_count_full(struct ep_conn_count *cc, const struct rpcrdma_ep_opts *o,
 
 /*
  * At max_conns, the established connection idle longest, for half the
- * idle time at least (a quiet tick of ep_idle_arm's timer), makes room
- * for a new client, as the Linux server closes its oldest temporary
- * transport (svc_check_conn_limits): idle connections that one host
- * left open do not keep every other client out until they are reaped.
- * A connection in use, or quiet for less, is never closed for another;
- * the request is then refused. The victim is closed from this thread
- * (rdma_disconnect is safe beside its owner's calls; the list's lock
- * keeps its id alive, ep_free unlinks first) and its owner sees it go
- * as it would a client's disconnect. It stops counting at once.
+ * idle time at least (a quiet tick of ep_idle_arm's timer, and nothing
+ * since), makes room for a new client, as the Linux server closes its
+ * oldest temporary transport (svc_check_conn_limits): idle connections
+ * that one host left open do not keep every other client out until they
+ * are reaped. A connection in use, or quiet for less, is never closed
+ * for another; the request is then refused. Completions not yet reaped
+ * are reaped first, so a call already in the queue counts as use. The
+ * victim is closed from this thread (rdma_disconnect is safe beside its
+ * owner's calls; the list's lock keeps its id alive, ep_free unlinks
+ * first) and its owner sees it go as it would a client's disconnect. It
+ * stops counting at once.
  */
 bool conn_count_evict_idle(struct ep_conn_count *cc)
 {
 	struct rpcrdma_ep *ep, *victim = NULL;
-	uint32_t best = 0;
+	uint64_t best = 0;
 
 	pthread_mutex_lock(&cc->lock);
 	for (ep = cc->eps; ep; ep = ep->cc_next) {
-		uint32_t ticks;
+		uint64_t since = 0;
+		bool idle;
 
 		if (ep->cc_evicted || ep->listener)	/* going, or pending */
 			continue;
 		pthread_mutex_lock(&ep->lock);
-		ticks = ep_is_up(ep) && ep_nothing_in_progress(ep) ?
-				ep->idle_ticks : 0;
+		/* Transfers in flight make it busy anyway; without them a
+		 * reap only queues receives for the owner, whose channel
+		 * event stays. */
+		if (!ep->xf_count)
+			ep_reap(ep);
+		idle = ep_is_up(ep) && ep->idle_ticks &&
+		       ep_quiet_since_tick(ep);
+		since = ep->idle_since_ms;
 		pthread_mutex_unlock(&ep->lock);
-		/* The longest idle; of equals, the first accepted. */
-		if (ticks && (ticks > best ||
-			      (ticks == best &&
-			       ep->accepted_ms <= victim->accepted_ms))) {
+		/* The longest idle: the oldest tick that saw traffic. */
+		if (idle && (!victim || since < best)) {
 			victim = ep;
-			best = ticks;
+			best = since;
 		}
 	}
 	if (victim) {

@@ -246,21 +246,28 @@ bool ep_nothing_in_progress(struct rpcrdma_ep *ep)
 
 	/* A server's receive stays out of the ring from its call's arrival
 	 * until its reply is posted (svc_send.c), so a call being read,
-	 * waiting or in its dispatch function holds one. */
-	return posted + ep->rxq_count >= ep->nrx && !ep->xf_count &&
+	 * waiting or in its dispatch function holds one; one queued and
+	 * not yet taken is a call in progress too. */
+	return posted >= ep->nrx && !ep->rxq_count && !ep->xf_count &&
 	       !ep_sq_signaled_out(ep);
+}
+
+bool ep_quiet_since_tick(struct rpcrdma_ep *ep)
+{
+	return ep->rx_seen + ep->sq_seq == ep->idle_seen &&
+	       ep_nothing_in_progress(ep);
 }
 
 /* One idle tick (lock held): true when the connection has been idle for
  * two ticks in a row and is to close. Anything received or posted
- * (rx_seen, sq_seq) or in progress starts the count again. */
+ * (rx_seen, sq_seq) or in progress starts the count again, and stamps
+ * the tick that saw it (idle_since_ms, for the eviction's order). */
 static bool idle_tick(struct rpcrdma_ep *ep)
 {
-	uint64_t seen = ep->rx_seen + ep->sq_seq;
-
-	if (seen != ep->idle_seen || !ep_nothing_in_progress(ep)) {
-		ep->idle_seen = seen;
+	if (!ep_quiet_since_tick(ep)) {
+		ep->idle_seen = ep->rx_seen + ep->sq_seq;
 		ep->idle_ticks = 0;
+		ep->idle_since_ms = ep_now_ms();
 		return false;
 	}
 	return ++ep->idle_ticks >= 2;

@@ -242,6 +242,10 @@ void rpcrdma_ep_dereg_failed(struct rpcrdma_ep *ep);
  */
 size_t rpcrdma_pin_limit(void);
 size_t rpcrdma_pin_cap(void);
+/* A size as the environment gives it ("123", "64K", "512M", "2G"):
+ * true and *v, or false when s is not one (a sign, other suffixes,
+ * more than 64 bits). */
+bool rpcrdma_size_parse(const char *s, uint64_t *v);
 
 /* --- memory windows (reg.c) --- */
 

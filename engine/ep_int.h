@@ -152,6 +152,7 @@ struct rpcrdma_ep {
 	uint64_t rx_seen;
 	uint64_t idle_seen;
 	uint32_t idle_ticks;
+	uint64_t idle_since_ms;		/* the tick that last saw traffic */
 
 	/* An accepted endpoint on its listener's count (conn_count->lock):
 	 * the client's address, for the per-source limit. */
@@ -218,8 +219,10 @@ EP_HIDDEN bool ep_block(struct rpcrdma_ep *ep, uint64_t deadline);
 EP_HIDDEN void ep_stall_arm(struct rpcrdma_ep *ep);
 EP_HIDDEN void ep_idle_arm(struct rpcrdma_ep *ep);
 /* Whether the idle check would find nothing in progress (lock held):
- * no receive handed out or queued, no transfer, no signaled WR. */
+ * no receive handed out or queued, no transfer, no signaled WR; and the
+ * same with nothing received or posted since the last idle tick. */
 EP_HIDDEN bool ep_nothing_in_progress(struct rpcrdma_ep *ep);
+EP_HIDDEN bool ep_quiet_since_tick(struct rpcrdma_ep *ep);
 
 /* recv.c */
 EP_HIDDEN int ep_post_recv(struct rpcrdma_ep *ep, uint32_t idx);

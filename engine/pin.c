@@ -28,7 +28,6 @@
  */
 #define _GNU_SOURCE	/* secure_getenv */
 #include <errno.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include <sys/resource.h>
@@ -41,25 +40,36 @@ static size_t pin_used_peer;	/* of them, for accepted connections */
 static size_t pin_limit;	/* 0: not read yet; SIZE_MAX: none */
 static size_t pin_cap;		/* 0: not read yet */
 
-/* "123", "64K", "512M", "2G": bytes; 0 when it is not one. */
-static size_t parse_size(const char *s)
+bool rpcrdma_size_parse(const char *s, uint64_t *v)
 {
-	unsigned long long v;
+	unsigned long long n;
+	unsigned int shift = 0;
 	char *end;
 
 	if (*s < '0' || *s > '9')
-		return 0;	/* strtoull takes "-2" as 2^64 - 2 */
+		return false;	/* strtoull takes "-2" as 2^64 - 2 */
 	errno = 0;
-	v = strtoull(s, &end, 10);
+	n = strtoull(s, &end, 10);
 	if (errno || end == s)
-		return 0;
+		return false;
 	switch (*end) {
-	case 'G': case 'g': v = v > (ULLONG_MAX >> 30) ? 0 : v << 30; end++; break;
-	case 'M': case 'm': v = v > (ULLONG_MAX >> 20) ? 0 : v << 20; end++; break;
-	case 'K': case 'k': v = v > (ULLONG_MAX >> 10) ? 0 : v << 10; end++; break;
+	case 'G': case 'g': shift = 30; end++; break;
+	case 'M': case 'm': shift = 20; end++; break;
+	case 'K': case 'k': shift = 10; end++; break;
 	default: break;
 	}
-	if (*end || v >= SIZE_MAX)
+	if (*end || n > (UINT64_MAX >> shift))
+		return false;
+	*v = (uint64_t)n << shift;
+	return true;
+}
+
+/* RPCRDMA_MAX_PINNED's bytes; 0 when it is not a size (or is 0). */
+static size_t parse_size(const char *s)
+{
+	uint64_t v;
+
+	if (!rpcrdma_size_parse(s, &v) || v >= SIZE_MAX)
 		return 0;
 	return (size_t)v;
 }

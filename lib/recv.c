@@ -77,6 +77,7 @@ static enum rpcrdma_rsp_action rsp_reads(const uint8_t *buf, size_t len,
 		return rsp_answer(v, RPCRDMA_ERR_CHUNK);
 	v->action = RPCRDMA_RSP_READ;
 	v->read_total = total;
+	v->splice_len = np ? need : 0;
 	return v->action;
 }
 

@@ -39,6 +39,10 @@ struct rpcrdma_rsp_verdict {
 	enum rpcrdma_errcode err;  /* ANSWER */
 	size_t off, len;	   /* INLINE, GARBAGE: the inline part */
 	uint64_t read_total;	   /* READ: 1..max_msg */
+	size_t splice_len;	   /* READ: the call rebuilt around its
+				    * chunks, 1..max_msg; 0: nothing to
+				    * splice (a Long Call whose one chunk,
+				    * at position zero, is the call) */
 };
 
 /*

@@ -64,6 +64,7 @@ static const struct counter {
 	C(server_closes, 0), C(closes_chunk_failed, 0), C(closes_internal, 0),
 	C(closes_protocol, 0), C(closes_unreachable, 0),
 	C(handshakes_expired, 0), C(closes_idle, 0), C(closes_evicted, 0),
+	C(calls_waited_memory, 0), C(conn_mem_peak, 1),
 };
 #define NCOUNTERS (sizeof(counters) / sizeof(counters[0]))
 _Static_assert(NCOUNTERS == sizeof(struct rpcrdma_stats) / sizeof(uint64_t),

@@ -475,7 +475,8 @@ int ct_post(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
 
 /* --- clnt_conn.c --- */
 struct rpcrdma_ep *ct_detach(struct ct *ct);
-int ct_ensure_conn(struct ct *ct, const struct timespec *dl);
+int ct_ensure_conn(struct ct *ct, const struct timespec *dl,
+		   uint64_t now_us);
 int ct_first_connect(struct ct *ct, const char *host, rpcprog_t prog,
 		     rpcvers_t vers, enum clnt_stat *st);
 void ct_unpromise(struct ct *ct);
@@ -483,8 +484,9 @@ void ct_unpromise(struct ct *ct);
 /* --- clnt_call.c --- */
 enum clnt_stat ct_call_once(struct ct *ct, rpcproc_t proc, xdrproc_t xargs,
 			    void *argsp, xdrproc_t xres, void *resp,
-			    const struct timespec *dl, struct rpc_err *err,
-			    struct ct_limit *lim, bool *refresh);
+			    const struct timespec *dl, uint64_t now_us,
+			    struct rpc_err *err, struct ct_limit *lim,
+			    bool *refresh);
 
 /* --- clnt_bc.c --- */
 extern const struct xp_ops ct_bc_ops;

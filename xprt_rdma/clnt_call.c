@@ -76,6 +76,7 @@ struct ct_call {
 	xdrproc_t xargs, xres;
 	void *argsp, *resp;
 	const struct timespec *dl;
+	uint64_t now_us;       /* when the deadline was taken */
 	struct rpc_err *err;
 	struct ct_limit *lim;
 	bool *refresh;
@@ -97,7 +98,7 @@ static int ct_call_connect(struct ct_call *c)
 
 	pthread_mutex_lock(&ct->lock);
 	for (;;) {
-		rc = ct_ensure_conn(ct, c->dl);
+		rc = ct_ensure_conn(ct, c->dl, c->now_us);
 		if (rc) {
 			if (rc == -EDQUOT) /* its buffers' registration */
 				ct_limit_memlock(c->lim);
@@ -378,8 +379,9 @@ static enum clnt_stat ct_call_stat(const struct ct_call *c, int rc,
 
 enum clnt_stat ct_call_once(struct ct *ct, rpcproc_t proc, xdrproc_t xargs,
 			    void *argsp, xdrproc_t xres, void *resp,
-			    const struct timespec *dl, struct rpc_err *err,
-			    struct ct_limit *lim, bool *refresh)
+			    const struct timespec *dl, uint64_t now_us,
+			    struct rpc_err *err, struct ct_limit *lim,
+			    bool *refresh)
 {
 	struct ct_call c = {
 	    .ct = ct,
@@ -389,6 +391,7 @@ enum clnt_stat ct_call_once(struct ct *ct, rpcproc_t proc, xdrproc_t xargs,
 	    .xres = xres,
 	    .resp = resp,
 	    .dl = dl,
+	    .now_us = now_us,
 	    .err = err,
 	    .lim = lim,
 	    .refresh = refresh,

@@ -104,12 +104,16 @@ struct rpcrdma_ep *ct_detach(struct ct *ct)
  * wait on the condition variable within their own deadlines, and
  * clnt_control and other calls' completions go on meanwhile.
  */
-int ct_ensure_conn(struct ct *ct, const struct timespec *dl)
+int ct_ensure_conn(struct ct *ct, const struct timespec *dl,
+		   uint64_t now_us)
 {
 	for (;;) {
 		if (ct->ep && !ct->broken) {
-			uint64_t now = xprt_now_us();
-			bool quiet = now - ct->last_call_us > CT_QUIET_US &&
+			/* The clock as the call's deadline read it: no
+			 * second read per call (other callers may have read
+			 * it later: never a quiet second then). */
+			uint64_t now = now_us;
+			bool quiet = now > ct->last_call_us + CT_QUIET_US &&
 				     !ct->polling;
 
 			/* A server closes a connection that carried
@@ -120,7 +124,8 @@ int ct_ensure_conn(struct ct *ct, const struct timespec *dl)
 			 * first: one system call then, none per call. */
 			if (rpcrdma_ep_connected(ct->ep) &&
 			    (!quiet || rpcrdma_ep_check_cm(ct->ep))) {
-				ct->last_call_us = now;
+				if (now > ct->last_call_us)
+					ct->last_call_us = now;
 				return 0;
 			}
 			ct_break(ct);

@@ -53,6 +53,7 @@ static enum clnt_stat clnt_rdma_call(CLIENT *cl, rpcproc_t proc,
 	struct ct_limit lim;
 	enum clnt_stat st;
 	struct timeval tv;
+	uint64_t now;
 	bool refresh, gss;
 
 	pthread_mutex_lock(&ct->lock);
@@ -61,7 +62,7 @@ static enum clnt_stat clnt_rdma_call(CLIENT *cl, rpcproc_t proc,
 	else
 		tv = timeout;
 	pthread_mutex_unlock(&ct->lock);
-	xprt_deadline_after(&dl, &tv);
+	now = xprt_deadline_after(&dl, &tv);
 	/* RPCSEC_GSS checks a reply against the AUTH's current sequence
 	 * number, the last one MARSHALL took: its calls go one at a time,
 	 * as over libtirpc's own transports. */
@@ -71,8 +72,8 @@ static enum clnt_stat clnt_rdma_call(CLIENT *cl, rpcproc_t proc,
 	do {
 		refresh = false;
 		memset(&lim, 0, sizeof(lim));
-		st = ct_call_once(ct, proc, xargs, argsp, xres, resp, &dl, &err,
-				  &lim, &refresh);
+		st = ct_call_once(ct, proc, xargs, argsp, xres, resp, &dl, now,
+				  &err, &lim, &refresh);
 	} while (st == RPC_AUTHERROR && refresh && refreshes-- > 0);
 	if (gss)
 		pthread_mutex_unlock(&ct->gss_lock);

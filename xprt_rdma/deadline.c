@@ -13,8 +13,10 @@
  * review #20), and xprt_ms_left's nanoseconds must not overflow either.
  * Negative parts (xprt_timeval_ok refuses them) count as none.
  */
-void xprt_deadline_after(struct timespec *dl, const struct timeval *tv)
+uint64_t xprt_deadline_after(struct timespec *dl, const struct timeval *tv)
 {
+	uint64_t now;
+
 	time_t sec = tv->tv_sec > 0 ? tv->tv_sec : 0;
 	long usec = tv->tv_usec > 0 ? (long)tv->tv_usec : 0;
 
@@ -27,12 +29,14 @@ void xprt_deadline_after(struct timespec *dl, const struct timeval *tv)
 		usec = 0;
 	}
 	clock_gettime(CLOCK_MONOTONIC, dl);
+	now = (uint64_t)dl->tv_sec * 1000000u + (uint64_t)dl->tv_nsec / 1000u;
 	dl->tv_sec += sec;
 	dl->tv_nsec += usec * 1000;
 	if (dl->tv_nsec >= 1000000000L) {
 		dl->tv_sec += dl->tv_nsec / 1000000000L;
 		dl->tv_nsec %= 1000000000L;
 	}
+	return now;
 }
 
 uint64_t xprt_now_us(void)

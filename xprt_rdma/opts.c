@@ -31,6 +31,11 @@
  * burst keeps it; one that left it costs its slot only this long. */
 #define OPTS_DEFAULT_IDLE_MS	360000u
 #define OPTS_MAX_POLL_US	XPRT_POLL_MAX_US
+/* What one server connection's calls may hold by default, in max_msg:
+ * the most one call can (its read buffer, its rebuilt call and a Long
+ * Reply gathered behind write chunks, twice max_msg), or several smaller
+ * calls at once (security review 21c8dd5, finding 5). */
+#define OPTS_CONN_MEM_MSGS	4u
 
 /*
  * max_msg by default: OPTS_DEFAULT_MAX_MSG, or under a locked-memory limit
@@ -66,6 +71,7 @@ void rpcrdma_opts_default(struct rpcrdma_opts *o)
 	o->max_conns_per_source = OPTS_DEFAULT_MAX_CONNS_PER_SOURCE;
 	o->stall_ms = OPTS_DEFAULT_STALL_MS;
 	o->idle_ms = OPTS_DEFAULT_IDLE_MS;
+	o->conn_mem_max = RPCRDMA_CONN_MEM_AUTO;
 	o->ddp_threshold = RPCRDMA_DDP_THRESHOLD;
 	o->poll_us = RPCRDMA_POLL_AUTO;
 	o->zc_threshold = RPCRDMA_ZC_THRESHOLD;
@@ -95,6 +101,18 @@ static unsigned long env_ulong(const char *name, unsigned long lo,
 	return v;
 }
 
+/* A size environment value below limit ("8M": engine/pin.c's syntax),
+ * or 'dflt'. */
+static uint64_t env_size(const char *name, uint64_t limit, uint64_t dflt)
+{
+	const char *s = rpcrdma_getenv(name);
+	uint64_t v;
+
+	if (!s || !rpcrdma_size_parse(s, &v) || v >= limit)
+		return dflt;
+	return v;
+}
+
 void rpcrdma_opts_from_env(struct rpcrdma_opts *o)
 {
 	const char *s;
@@ -120,6 +138,9 @@ void rpcrdma_opts_from_env(struct rpcrdma_opts *o)
 					  o->stall_ms);
 	o->idle_ms = (uint32_t)env_ulong("RPCRDMA_IDLE_MS", 0, 86400000,
 					 o->idle_ms);
+	o->conn_mem_max = (uint32_t)env_size("RPCRDMA_CONN_MEM_MAX",
+					     RPCRDMA_CONN_MEM_AUTO,
+					     o->conn_mem_max);
 	o->ddp_threshold = (uint32_t)env_ulong("RPCRDMA_DDP_THRESHOLD", 0,
 					       1u << 30, o->ddp_threshold);
 	o->zc_threshold = (uint32_t)env_ulong("RPCRDMA_ZC_THRESHOLD", 0,
@@ -130,6 +151,19 @@ void rpcrdma_opts_from_env(struct rpcrdma_opts *o)
 	else
 		o->poll_us = (uint32_t)env_ulong("RPCRDMA_POLL_US", 0,
 						 OPTS_MAX_POLL_US, o->poll_us);
+}
+
+size_t rpcrdma_conn_mem_max(const struct rpcrdma_opts *o)
+{
+	size_t v = o->conn_mem_max;
+
+	if (v == 0)
+		return 0;
+	if (v == RPCRDMA_CONN_MEM_AUTO)
+		return (size_t)OPTS_CONN_MEM_MSGS * o->max_msg;
+	/* A call alone is never held (svc_recv.c): below max_msg the cap
+	 * would only make every large call wait for the others. */
+	return v < o->max_msg ? o->max_msg : v;
 }
 
 /* RFC 8797 section 4: sizes travel as KiB - 1, so only whole KiB count. */

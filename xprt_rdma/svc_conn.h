@@ -26,7 +26,8 @@
 #define SVC_ROUNDS		4u	/* xp_recv rounds before others' turn */
 #define SVC_KEEP_BYTES		(256u << 10) /* per call, kept while idle */
 #define SVC_KEEP_BIG		4u	/* contexts that keep more between
-					 * calls, until the connection idles */
+					 * calls, until the connection idles
+					 * or needs them under its cap */
 #define SVC_CALLS_EXTRA		16u	/* contexts beyond 2 x credits */
 
 struct svc_lsn {
@@ -46,6 +47,8 @@ struct svc_conn;
  * reply is posted (without chunks) or its Writes and Send completed. */
 enum call_state {
 	CALL_FREE,
+	CALL_WAITING,		/* its Reads wait for memory (conn_mem_max),
+				 * only its receive held */
 	CALL_READING,		/* its RDMA Reads are in flight */
 	CALL_READY,		/* waiting for dispatch */
 	CALL_SERVING,		/* in the dispatch function */
@@ -55,7 +58,7 @@ enum call_state {
 struct svc_call {
 	struct svc_conn *c;
 	enum call_state state;
-	struct svc_call *next;		/* free list or ready queue */
+	struct svc_call *next;		/* free list, wait or ready queue */
 	bool has_rx;
 	struct rpcrdma_rx rx;		/* its message, until the reply */
 	struct rpcrdma_msg hdr;		/* its transport header */
@@ -67,6 +70,11 @@ struct svc_call {
 	size_t rdcap;
 	uint8_t *callbuf;		/* a call rebuilt by splicing */
 	size_t callcap;
+	uint64_t rdtotal;		/* bytes its read chunks carry */
+	size_t splice_len;		/* its call rebuilt, 0: read whole */
+	size_t replycap;		/* its reply stream's, counted */
+	bool reads_on;			/* rdbuf and callbuf hold its call */
+	bool mem_waited;		/* counted in calls_waited_memory */
 	struct rpcrdma_xfer xfer;	/* its Reads, then its reply */
 	bool big;			/* holds more than SVC_KEEP_BYTES */
 	bool reply_ok;
@@ -136,6 +144,15 @@ struct svc_conn {
 	struct svc_call *free;
 	struct svc_call *ready, *ready_tail;
 	struct svc_call *serving;	/* handed to libtirpc */
+	/*
+	 * Bytes the contexts' buffers hold (read, rebuilt call, reply; kept
+	 * ones too) against mem_max (0: no cap): calls with read chunks
+	 * over it wait in mwait, in order; mem_held says that the ready
+	 * queue's head waits (svc_recv.c, conn_mem_admit / conn_mem_hold).
+	 */
+	size_t mem_used, mem_max;
+	struct svc_call *mwait, *mwait_tail;
+	bool mem_held;
 	XDR args;			/* memory stream over its call */
 	struct conn_bc *bc;		/* backward calls */
 	struct rpcrdma_msg bchdr;	/* decode area for backward replies */
@@ -149,6 +166,19 @@ static inline struct svc_conn *to_conn(SVCXPRT *xprt)
 
 /* Counts on this connection and in the process totals (engine.h). */
 #define STAT_INC(c, f)	RPCRDMA_STAT_ADD((c)->ep, f, 1)
+
+/* A buffer of c's grew from old to now bytes (its peak is a gauge). */
+static inline void conn_mem_grew(struct svc_conn *c, size_t old, size_t now)
+{
+	c->mem_used += now - old;
+	RPCRDMA_STAT_MAX(c->ep, conn_mem_peak, c->mem_used);
+}
+
+/* What k's buffers hold, counted in c->mem_used. */
+static inline size_t call_mem(const struct svc_call *k)
+{
+	return k->rdcap + k->callcap + k->replycap;
+}
 
 /* Empties k's transfer for its next use (Reads, or a reply). */
 static inline void call_xfer_reset(struct svc_call *k)
@@ -181,6 +211,10 @@ struct cbc {
 
 /* svc_call.c */
 void call_free_buffers(struct svc_call *k);
+void call_mem_reply(struct svc_call *k);
+size_t conn_mem_trim(struct svc_conn *c, const struct svc_call *skip);
+void call_wait_mem(struct svc_call *k);
+void call_count_mem_wait(struct svc_call *k);
 struct svc_call *call_get(struct svc_conn *c);
 void call_put(struct svc_call *k);
 void conn_fail(struct svc_conn *c, enum rpcrdma_close_why why, int err);

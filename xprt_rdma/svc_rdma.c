@@ -107,8 +107,12 @@ static enum xprt_stat conn_stat(SVCXPRT *xprt)
 		return XPRT_DIED;
 	}
 	/* Before svc_run sleeps on the fd again, the CQ must be armed (the
-	 * look may have taken its event); what came meanwhile is work. */
-	if (c->ready || (c->free && rpcrdma_ep_rx_pending(c->ep)) ||
+	 * look may have taken its event); what came meanwhile is work. A
+	 * ready call held for memory is not (the completions that give it
+	 * back are); calls waiting for memory are once the call just
+	 * dispatched, which never replied, can be let go (conn_recv). */
+	if ((c->ready && !c->mem_held) || (c->mwait && c->serving) ||
+	    (c->free && rpcrdma_ep_rx_pending(c->ep)) ||
 	    rpcrdma_ep_xfers_ready(c->ep) || rpcrdma_ep_rearm(c->ep)) {
 		/* More right now; after a few rounds let the others in, and
 		 * make our fd readable so that poll() comes back to us. */
@@ -222,6 +226,8 @@ static int conn_create(struct svc_lsn *lsn, struct rpcrdma_ep *ep)
 	c->max_msg = lsn->opts.max_msg;
 	c->max_credits = lsn->opts.credits;
 	c->ddp_min = rpcrdma_ddp_min(lsn->opts.ddp_threshold);
+	/* What those calls' buffers may hold (svc_recv.c). */
+	c->mem_max = rpcrdma_conn_mem_max(&lsn->opts);
 	rpcrdma_limits_default(&c->lim);
 	/* Calls in progress are bounded by the grant; as many again, and
 	 * some, may be waiting only for their reply's Send to complete

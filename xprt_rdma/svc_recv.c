@@ -28,6 +28,16 @@
  * A client found with more calls outstanding than it was ever granted
  * (RFC 8166 section 3.3.1) is disconnected (and with rnr_retry_count 0
  * a flood past the provisioned receives breaks its own connection).
+ *
+ * The grant bounds how many calls a client has in progress, not their
+ * bytes, and replies posted but not yet completed do not count against
+ * it: their buffers do, against the connection's cap (opts.conn_mem_max,
+ * c->mem_max; security review 21c8dd5, finding 5). A call with read
+ * chunks that would pass it waits before its Reads (CALL_WAITING, its
+ * receive only) until memory comes back, in order; a ready call whose
+ * reply may grow waits before its dispatch while the connection is over
+ * it and posted replies will give memory back. A call alone never
+ * waits, none is refused and no connection closed for the cap.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -38,7 +48,8 @@
 #include "lib/recv.h"
 #include "svc_conn.h"
 
-static int grow(uint8_t **buf, size_t *cap, size_t need)
+/* A buffer of c's made at least need bytes long, and counted. */
+static int grow(struct svc_conn *c, uint8_t **buf, size_t *cap, size_t need)
 {
 	uint8_t *nb;
 
@@ -48,19 +59,20 @@ static int grow(uint8_t **buf, size_t *cap, size_t need)
 	if (!nb)
 		return -ENOMEM;
 	*buf = nb;
+	conn_mem_grew(c, *cap, need);
 	*cap = need;
 	return 0;
 }
 
 /*
  * Posts the RDMA Reads of every read chunk of k (RFC 8166 section 3.5.3)
- * into k->rdbuf, total bytes in the order of the read list; the call
- * waits for them in CALL_READING while the connection serves others.
- * rpcrdma_rsp_recv (lib/recv.c) has checked the chunks, so a bad call
- * costs no transfer. 0, -EMSGSIZE (more than one transfer moves),
+ * into k->rdbuf, k->rdtotal bytes in the order of the read list; the
+ * call waits for them in CALL_READING while the connection serves
+ * others. rpcrdma_rsp_recv (lib/recv.c) has checked the chunks, so a bad
+ * call costs no transfer. 0, -EMSGSIZE (more than one transfer moves),
  * -EDQUOT (the sink would pass the locked-memory cap) or another -errno.
  */
-static int call_start_reads(struct svc_call *k, uint64_t total)
+static int call_start_reads(struct svc_call *k)
 {
 	const struct rpcrdma_msg *h = &k->hdr;
 	uint32_t i;
@@ -68,12 +80,17 @@ static int call_start_reads(struct svc_call *k, uint64_t total)
 
 	for (i = 0; i < h->nreads; i++)
 		k->rdsegs[i] = h->reads[i].seg;
-	rc = grow(&k->rdbuf, &k->rdcap, (size_t)total);
+	rc = grow(k->c, &k->rdbuf, &k->rdcap, (size_t)k->rdtotal);
 	if (rc)
 		return rc;
+	/* The rebuilt call's buffer now too, so that what the call will
+	 * hold is counted before its Reads (conn_mem_admit). Should it not
+	 * grow, call_finish_reads meets that again and answers ERR_CHUNK. */
+	(void)grow(k->c, &k->callbuf, &k->callcap, k->splice_len);
+	k->reads_on = true;
 	k->xfer.read = true;
 	k->xfer.local = k->rdbuf;
-	k->xfer.len = total;
+	k->xfer.len = k->rdtotal;
 	k->xfer.segs = k->rdsegs;
 	k->xfer.nsegs = h->nreads;
 	k->state = CALL_READING;
@@ -108,7 +125,7 @@ static int call_finish_reads(struct svc_call *k)
 	}
 	need = rpcrdma_splice_len(inl_len, pieces, npieces);
 	if (need == 0 || need > k->c->max_msg ||
-	    grow(&k->callbuf, &k->callcap, need))
+	    grow(k->c, &k->callbuf, &k->callcap, need))
 		return -EMSGSIZE;
 	if (rpcrdma_splice(inl, inl_len, pieces, npieces, k->callbuf, need,
 			   &k->msg_len))
@@ -141,18 +158,115 @@ static struct svc_call *ready_pop(struct svc_conn *c)
 	return k;
 }
 
+/* Starts k's Reads; a call they cannot start for is answered. */
+static void call_read(struct svc_call *k)
+{
+	struct svc_conn *c = k->c;
+	int rc = call_start_reads(k);
+
+	if (rc == -EMSGSIZE) {
+		/* More than the engine moves in one transfer. */
+		call_send_error(k, RPCRDMA_ERR_CHUNK);
+	} else if (rc == -EDQUOT) {
+		/* Their sink would pass the locked-memory limit: this call
+		 * cannot be read now; the connection and its others go on
+		 * (RFC 8166 section 4.5.3, a responder resource). */
+		STAT_INC(c, memlock_refusals);
+		call_send_error(k, RPCRDMA_ERR_CHUNK);
+	} else if (rc) {
+		conn_fail(c, RPCRDMA_CLOSE_INTERNAL, rc);
+		call_put(k);
+	}
+}
+
+/* The bytes k's buffers must grow by for its Reads and rebuilt call. */
+static size_t call_read_growth(const struct svc_call *k)
+{
+	size_t g = 0;
+
+	if (k->rdtotal > k->rdcap)
+		g += (size_t)k->rdtotal - k->rdcap;
+	if (k->splice_len > k->callcap)
+		g += k->splice_len - k->callcap;
+	return g;
+}
+
+/*
+ * Whether k may start its Reads under c's cap (mem_max set): what its
+ * buffers grow by fits, once what no call uses is given back; or no
+ * other call holds anything, so that the cap, at least max_msg, never
+ * blocks the only holder. The grant (RFC 8166 section 3.3.1) bounds how
+ * many calls a client has in progress, not their bytes; section 4.5.3
+ * would let us answer ERR_CHUNK for chunks we lack the resources for,
+ * but a call that fits once the others finish waits instead (conn_recv
+ * starts it then), so a client is slowed, never failed.
+ */
+static bool conn_mem_admit(struct svc_conn *c, struct svc_call *k)
+{
+	size_t g = call_read_growth(k);
+
+	if (c->mem_used + g <= c->mem_max)
+		return true;
+	conn_mem_trim(c, k);
+	return c->mem_used + g <= c->mem_max || c->mem_used == call_mem(k);
+}
+
+/* Calls waiting for memory start their Reads, in their order, as far
+ * as the memory given back goes. */
+static void conn_mem_resume(struct svc_conn *c)
+{
+	struct svc_call *k;
+
+	while ((k = c->mwait) && !c->dead && conn_mem_admit(c, k)) {
+		c->mwait = k->next;
+		if (!c->mwait)
+			c->mwait_tail = NULL;
+		k->next = NULL;
+		k->state = CALL_READING;
+		call_read(k);
+	}
+}
+
+/*
+ * Whether the ready queue's head waits before its dispatch, c being over
+ * its cap or calls waiting for memory: only a call whose reply may grow
+ * (it offered write or reply chunks: without them the reply goes inline,
+ * its stream held to the inline threshold, svc_send.c), and only while
+ * replies already posted hold memory, which their completions give back
+ * (conn_stat then brings us back). With none, nothing but this call's
+ * progress would free memory: it goes. Calls keep their order.
+ */
+static bool conn_mem_hold(struct svc_conn *c)
+{
+	struct svc_call *k = c->ready;
+
+	if (!k->hdr.has_reply && !k->hdr.nwrites)
+		return false;
+	if (!conn_mem_trim(c, NULL) || (c->mem_used <= c->mem_max && !c->mwait))
+		return false;
+	call_count_mem_wait(k);
+	return true;
+}
+
+/* The fast path's test: a compare or two unless over the cap. */
+static bool conn_ready_held(struct svc_conn *c)
+{
+	c->mem_held = c->mem_max && (c->mem_used > c->mem_max || c->mwait) &&
+		      conn_mem_hold(c);
+	return c->mem_held;
+}
+
 /*
  * Takes one received message into k: answered with RDMA_ERROR or dropped
- * (k freed), ready for dispatch (inline, or answered GARBAGE_ARGS), or
- * waiting for its RDMA Reads. What to do is rpcrdma_rsp_recv's decision
- * on the bytes alone (lib/recv.c: RFC 8166 sections 4.2, 4.5 and 5);
- * here are its effects.
+ * (k freed), ready for dispatch (inline, or answered GARBAGE_ARGS),
+ * waiting for its RDMA Reads, or waiting for memory to start them. What
+ * to do is rpcrdma_rsp_recv's decision on the bytes alone (lib/recv.c:
+ * RFC 8166 sections 4.2, 4.5 and 5); here are its effects.
  */
 static void call_take(struct svc_call *k)
 {
 	struct svc_conn *c = k->c;
 	struct rpcrdma_rsp_verdict v;
-	int rc;
 
 	rpcrdma_rsp_recv(k->rx.data, k->rx.len, &c->lim, c->max_msg,
 			 rpcrdma_ep_can_read(c->ep), &k->hdr, &v);
@@ -188,20 +302,14 @@ static void call_take(struct svc_call *k)
 	case RPCRDMA_RSP_READ:
 		break;
 	}
-	rc = call_start_reads(k, v.read_total);
-	if (rc == -EMSGSIZE) {
-		/* More than the engine moves in one transfer. */
-		call_send_error(k, RPCRDMA_ERR_CHUNK);
-	} else if (rc == -EDQUOT) {
-		/* Their sink would pass the locked-memory limit: this call
-		 * cannot be read now; the connection and its others go on
-		 * (RFC 8166 section 4.5.3, a responder resource). */
-		STAT_INC(c, memlock_refusals);
-		call_send_error(k, RPCRDMA_ERR_CHUNK);
-	} else if (rc) {
-		conn_fail(c, RPCRDMA_CLOSE_INTERNAL, rc);
-		call_put(k);
+	k->rdtotal = v.read_total;
+	k->splice_len = v.splice_len;
+	/* Behind calls already waiting, or over the cap: wait. */
+	if (c->mem_max && (c->mwait || !conn_mem_admit(c, k))) {
+		call_wait_mem(k);
+		return;
 	}
+	call_read(k);
 }
 
 /* Moves on the transfers that finished: reads make calls ready, sends
@@ -313,6 +421,8 @@ void conn_pump(struct svc_conn *c, int ms)
 	int rc;
 
 	conn_reap_xfers(c);
+	if (c->mwait)
+		conn_mem_resume(c);
 	if (c->dead) {
 		bc_kill(c->bc);
 		return;
@@ -360,7 +470,12 @@ bool_t conn_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 	}
 	while (!c->dead) {
 		conn_reap_xfers(c);
-		while ((k = ready_pop(c))) {
+		/* Sends reaped gave memory back: calls waiting for it go
+		 * first, in order. */
+		if (c->mwait)
+			conn_mem_resume(c);
+		while (c->ready && !conn_ready_held(c)) {
+			k = ready_pop(c);
 			if (!call_parse(k, msg))
 				continue;
 			if (k->garbage) {
@@ -388,7 +503,8 @@ bool_t conn_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 		}
 		if (rc == 0) {
 			/* The poll may have reaped finished transfers. */
-			if (c->ready || rpcrdma_ep_xfers_ready(c->ep))
+			if ((c->ready && !c->mem_held) ||
+			    rpcrdma_ep_xfers_ready(c->ep))
 				continue;
 			break;
 		}

@@ -114,13 +114,19 @@ void call_send_error(struct svc_call *k, enum rpcrdma_errcode err)
 		STAT_INC(c, err_chunk_sent);
 }
 
-/* Encodes the reply as svc_vc does, letting the auth flavour wrap it. */
+/*
+ * Encodes the reply as svc_vc does, letting the auth flavour wrap it.
+ * What its stream grew by is counted against the connection's cap
+ * (svc_recv.c held the dispatch while it was over).
+ */
 static bool call_encode_reply(struct svc_call *k, struct rpc_msg *msg)
 {
+	struct svc_conn *c = k->c;
 	XDR *x = &k->reply;
+	bool ok;
 
 	if (!k->reply_ok) {
-		uint32_t max = k->c->max_msg;
+		uint32_t max = c->max_msg;
 
 		if (rpcrdma_xdrgrow_create(x, SVC_REPLY_INITIAL < max ?
 					   SVC_REPLY_INITIAL : max, max))
@@ -129,9 +135,18 @@ static bool call_encode_reply(struct svc_call *k, struct rpc_msg *msg)
 	}
 	rpcrdma_xdrgrow_reset(x);
 	/* Items are noted only when the call offered write chunks. */
-	rpcrdma_xdrgrow_set_ddp(x, k->hdr.nwrites ? k->c->ddp_min : 0);
+	rpcrdma_xdrgrow_set_ddp(x, k->hdr.nwrites ? c->ddp_min : 0);
+	/* Without write or reply chunks the reply must go inline (RFC 8166
+	 * section 3.5.4; else ERR_CHUNK): its stream need never grow past
+	 * the inline threshold, and svc_recv.c never holds such a call's
+	 * dispatch for memory of its own. */
+	rpcrdma_xdrgrow_set_max(x, k->hdr.nwrites || k->hdr.has_reply ?
+				c->max_msg :
+				rpcrdma_ep_inline(c->ep)->send_max);
 	msg->rm_xid = k->hdr.xid;
-	return xprt_reply_encode(&k->c->xprt, x, msg);
+	ok = xprt_reply_encode(&c->xprt, x, msg);
+	call_mem_reply(k);
+	return ok;
 }
 
 /*
@@ -174,6 +189,7 @@ static int call_send_reply(struct svc_call *k, uint32_t grant,
 	if (nomsg && x->nparts) {
 		err = rpcrdma_xdrgrow_gather(&k->reply, plan->extents,
 					     plan->nextents, &rem_off);
+		call_mem_reply(k);
 		if (err)
 			return err;
 	}

@@ -294,6 +294,14 @@ void rpcrdma_xdrgrow_set_ddp(XDR *xdrs, uint32_t min)
 	to_xg(xdrs)->ddp_min = min;
 }
 
+void rpcrdma_xdrgrow_set_max(XDR *xdrs, size_t max)
+{
+	struct xdrgrow *xg = to_xg(xdrs);
+
+	if (max && max <= UINT32_MAX && max >= xg->end)
+		xg->max = max;
+}
+
 void rpcrdma_xdrgrow_set_zc(XDR *xdrs, uint32_t min)
 {
 	to_xg(xdrs)->zc_min = min;

@@ -23,6 +23,9 @@ void xprt_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * Returns the length, 0 when there is nothing to say or cl is not ours. */
 int rpcrdma_clnt_errtext(CLIENT *cl, char *buf, size_t len);
 int rpcrdma_opts_to_ep(const struct rpcrdma_opts *o, struct rpcrdma_ep_opts *eo);
+/* A server connection's cap on its calls' bytes from o->conn_mem_max
+ * (RPCRDMA_CONN_MEM_AUTO resolved, at least max_msg); 0: none. */
+size_t rpcrdma_conn_mem_max(const struct rpcrdma_opts *o);
 
 /* CLOCK_MONOTONIC in microseconds (deadline.c). */
 uint64_t xprt_now_us(void);
@@ -45,7 +48,9 @@ uint32_t xprt_poll_budget(uint32_t poll_us, uint32_t srtt_us,
  * (deadline.c); milliseconds left until dl, rounded up, 0 when passed,
  * INT_MAX at most. */
 #define XPRT_TIMEOUT_MAX_S	((time_t)10 * 365 * 86400)	/* 10 years */
-void xprt_deadline_after(struct timespec *dl, const struct timeval *tv);
+/* Returns the clock it read (xprt_now_us's), for a caller that needs
+ * "now" too. */
+uint64_t xprt_deadline_after(struct timespec *dl, const struct timeval *tv);
 int xprt_ms_left(const struct timespec *dl);
 /* The same at now_us (xprt_now_us's clock), read by the caller already. */
 int xprt_ms_left_at(const struct timespec *dl, uint64_t now_us);
@@ -107,6 +112,10 @@ bool rpcrdma_xdrgrow_over(XDR *xdrs);
  * the generic DDP rule may move into chunks (up to RPCRDMA_PLAN_MAX_ITEMS,
  * later ones stay inline). */
 void rpcrdma_xdrgrow_set_ddp(XDR *xdrs, uint32_t min);
+/* From now on, encoding past max bytes fails, whatever max the stream
+ * was created with (ignored when 0 or below what was written since the
+ * last reset); the buffer is not shrunk. */
+void rpcrdma_xdrgrow_set_max(XDR *xdrs, size_t max);
 /* From now on, items of at least min bytes (0: none) are not copied: the
  * buffer keeps their place, the caller's memory (which must outlive the
  * message) keeps their bytes. */

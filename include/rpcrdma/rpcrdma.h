@@ -87,7 +87,15 @@ struct rpcrdma_opts {
 				 * server; 0: never). At max_conns, one idle
 				 * for half as long makes room for a new
 				 * client */
+	uint32_t conn_mem_max;	/* server: bytes the calls in progress on one
+				 * connection may hold (their RDMA Read
+				 * buffers, rebuilt calls and replies,
+				 * buffers kept between calls counted);
+				 * beyond it calls wait, never fail.
+				 * RPCRDMA_CONN_MEM_AUTO: 4 x max_msg; at
+				 * least max_msg; 0: no cap */
 };
+#define RPCRDMA_CONN_MEM_AUTO	0xffffffffu
 #define RPCRDMA_POLL_AUTO	0xffffffffu
 #define RPCRDMA_POLL_AUTO_MAX_US 1000u
 #define RPCRDMA_ZC_THRESHOLD	(1u << 20)

@@ -123,6 +123,11 @@ struct rpcrdma_stats {
 	 * (closes_idle), or, idle for half as long, to make room for a new
 	 * client at max_conns (closes_evicted). */
 	uint64_t closes_idle, closes_evicted;
+	/* Server: calls that waited because their connection's calls held
+	 * opts.conn_mem_max bytes (before their RDMA Reads, or before their
+	 * dispatch), each counted once; and a gauge, the most bytes one
+	 * connection's calls held at once (per connection: its own). */
+	uint64_t calls_waited_memory, conn_mem_peak;
 };
 
 /* Process-wide totals since start (all connections, both sides). */

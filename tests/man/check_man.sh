@@ -56,7 +56,7 @@ fields() {	# struct name, header: the member names of a struct
 opts=$(fields rpcrdma_opts "$inc/rpcrdma.h")
 reqs=$(grep -oE '^#define[[:space:]]+CL[GS]ET_RDMA_[A-Z_]+' "$inc/rpcrdma.h" |
 	grep -oE 'CL[GS]ET_RDMA_[A-Z_]+')
-envs=$(grep -rhoE '(rpcrdma_getenv|env_ulong)\("RPCRDMA_[A-Z_]+"' "$top/xprt_rdma" "$top/engine" |
+envs=$(grep -rhoE '(rpcrdma_getenv|env_ulong|env_size)\("RPCRDMA_[A-Z_]+"' "$top/xprt_rdma" "$top/engine" |
 	grep -oE 'RPCRDMA_[A-Z_]+' | sort -u)
 ctrs=$(fields rpcrdma_stats "$inc/stats.h")
 # A name as a whole word, troff's font escapes (\fB...\fP) aside.

@@ -2,9 +2,10 @@
 /* What the process may pin (engine/pin.c) and the default max_msg that
  * follows from it (xprt_rdma/opts.c): each test runs in a child of its
  * own (check's fork mode), which drops CAP_IPC_LOCK, as an ordinary user
- * has none, and sets RLIMIT_MEMLOCK; and the library's cap on what a
- * server pins for its clients (RPCRDMA_MAX_PINNED), read once per
- * process. */
+ * has none, and sets RLIMIT_MEMLOCK; the library's cap on what a server
+ * pins for its clients (RPCRDMA_MAX_PINNED), read once per process; and
+ * a server connection's cap on its calls' bytes (RPCRDMA_CONN_MEM_MAX),
+ * in the same syntax. */
 #include <check.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -159,6 +160,67 @@ START_TEST(test_cap_negative)
 }
 END_TEST
 
+/* The per-connection cap of a server (opts.conn_mem_max): by default
+ * RPCRDMA_CONN_MEM_AUTO, four times max_msg when the server takes it;
+ * RPCRDMA_CONN_MEM_MAX in RPCRDMA_MAX_PINNED's syntax (K, M, G), below
+ * 4 GiB, 0 for none; anything else leaves the default. A cap below
+ * max_msg counts as max_msg: a call alone is never held. */
+START_TEST(test_conn_mem_env)
+{
+	static const struct {
+		const char *env;
+		uint32_t want;
+	} t[] = {
+	    {"8M", 8 * MIB},
+	    {"512k", 512 * KIB},
+	    {"3G", 3u << 30},
+	    {"1048576", MIB},
+	    {"0", 0},
+	    {"4G", RPCRDMA_CONN_MEM_AUTO},	/* not below 4 GiB */
+	    {"-2", RPCRDMA_CONN_MEM_AUTO},
+	    {"12Q", RPCRDMA_CONN_MEM_AUTO},
+	    {"", RPCRDMA_CONN_MEM_AUTO},
+	    {"M", RPCRDMA_CONN_MEM_AUTO},
+	    {"99999999999999999999", RPCRDMA_CONN_MEM_AUTO},
+	};
+	struct rpcrdma_opts o;
+	uint64_t v;
+
+	rpcrdma_opts_default(&o);
+	ck_assert_uint_eq(o.conn_mem_max, RPCRDMA_CONN_MEM_AUTO);
+	o.max_msg = 4 * MIB;
+	ck_assert_uint_eq(rpcrdma_conn_mem_max(&o), 16 * MIB);
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		setenv("RPCRDMA_CONN_MEM_MAX", t[i].env, 1);
+		rpcrdma_opts_from_env(&o);
+		ck_assert_msg(o.conn_mem_max == t[i].want,
+			      "RPCRDMA_CONN_MEM_MAX=%s: %u", t[i].env,
+			      o.conn_mem_max);
+	}
+	unsetenv("RPCRDMA_CONN_MEM_MAX");
+	rpcrdma_opts_default(&o);
+	o.max_msg = 4 * MIB;
+	o.conn_mem_max = 8 * MIB;
+	ck_assert_uint_eq(rpcrdma_conn_mem_max(&o), 8 * MIB);
+	o.conn_mem_max = MIB;		/* below max_msg */
+	ck_assert_uint_eq(rpcrdma_conn_mem_max(&o), 4 * MIB);
+	o.conn_mem_max = 0;
+	ck_assert_uint_eq(rpcrdma_conn_mem_max(&o), 0);
+	/* max_msg's largest (1 GiB): four of it do not fit 32 bits. */
+	o.max_msg = 1u << 30;
+	o.conn_mem_max = RPCRDMA_CONN_MEM_AUTO;
+	ck_assert_uint_eq(rpcrdma_conn_mem_max(&o), (size_t)4 << 30);
+	/* The parser both variables share (engine/pin.c). */
+	ck_assert(rpcrdma_size_parse("2G", &v));
+	ck_assert_uint_eq(v, (uint64_t)2 << 30);
+	ck_assert(rpcrdma_size_parse("16777216G", &v));
+	ck_assert_uint_eq(v, (uint64_t)1 << 54);
+	ck_assert(!rpcrdma_size_parse("17179869184G", &v)); /* 2^64 */
+	ck_assert(!rpcrdma_size_parse("1T", &v));
+	ck_assert(!rpcrdma_size_parse(" 1", &v));
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("memlock");
@@ -173,6 +235,7 @@ int main(void)
 	tcase_add_test(tc, test_cap_garbage);
 	tcase_add_test(tc, test_cap_negative);
 	tcase_add_test(tc, test_env_overrides);
+	tcase_add_test(tc, test_conn_mem_env);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -231,6 +231,38 @@ START_TEST(test_max_exact_large)
 }
 END_TEST
 
+/* A lower max set after a reset (the server's reply to a call without
+ * chunks, held to the inline threshold): encoding stops there and the
+ * buffer grows no further; a later max takes effect again; 0 or a max
+ * below the position already written is ignored. */
+START_TEST(test_set_max)
+{
+	XDR x;
+	u_int v = 7;
+	char big[1000] = { 0 }, *p = big;
+	u_int n = sizeof(big);
+	size_t len;
+
+	ck_assert_int_eq(rpcrdma_xdrgrow_create(&x, 0, 1u << 20), 0);
+	rpcrdma_xdrgrow_set_max(&x, 64);
+	for (int i = 0; i < 16; i++)
+		ck_assert(xdr_u_int(&x, &v));
+	ck_assert(!xdr_u_int(&x, &v));
+	ck_assert(rpcrdma_xdrgrow_over(&x));
+	ck_assert_uint_le(rpcrdma_xdrgrow_cap(&x), 64);
+	rpcrdma_xdrgrow_set_max(&x, 8);		/* below pos: ignored */
+	rpcrdma_xdrgrow_set_max(&x, 0);		/* ignored */
+	rpcrdma_xdrgrow_reset(&x);
+	ck_assert(!xdr_bytes(&x, &p, &n, sizeof(big)));
+	rpcrdma_xdrgrow_reset(&x);
+	rpcrdma_xdrgrow_set_max(&x, 1u << 20);
+	ck_assert(xdr_bytes(&x, &p, &n, sizeof(big)));
+	rpcrdma_xdrgrow_buf(&x, &len);
+	ck_assert_uint_eq(len, 4 + sizeof(big));
+	XDR_DESTROY(&x);
+}
+END_TEST
+
 /* Positions: back to rewrite a word, forward up to what was written,
  * never beyond. */
 START_TEST(test_setpos)
@@ -667,6 +699,7 @@ static Suite *xdrgrow_suite(void)
 	tcase_add_test(tc, test_growth);
 	tcase_add_test(tc, test_max_limit);
 	tcase_add_test(tc, test_max_exact_large);
+	tcase_add_test(tc, test_set_max);
 	tcase_add_test(tc, test_setpos);
 	tcase_add_test(tc, test_inline_and_refusals);
 	tcase_add_test(tc, test_callmsg_roundtrip);

@@ -35,6 +35,7 @@ static enum rpcrdma_rsp_action rsp_bytes(const uint8_t *b, size_t len,
 	case RPCRDMA_RSP_READ:
 		ck_assert_uint_gt(v->read_total, 0);
 		ck_assert_uint_le(v->read_total, max_msg);
+		ck_assert_uint_le(v->splice_len, max_msg);
 		ck_assert_uint_eq(m.nreads > 0, 1);
 		break;
 	case RPCRDMA_RSP_DROP:
@@ -256,8 +257,12 @@ START_TEST(test_rsp_read)
 	ck_assert_int_eq(rsp(msg, ARRAY_SIZE(msg), &v), RPCRDMA_RSP_READ);
 	ck_assert_uint_eq(v.hlen, 52);
 	ck_assert_uint_eq(v.read_total, 100);
+	/* 4 inline bytes, the chunk, the other 4: what the server sizes
+	 * (and counts against conn_mem_max) before its Reads. */
+	ck_assert_uint_eq(v.splice_len, 108);
 	ck_assert_int_eq(rsp(nomsg, ARRAY_SIZE(nomsg), &v), RPCRDMA_RSP_READ);
 	ck_assert_uint_eq(v.read_total, 300);
+	ck_assert_uint_eq(v.splice_len, 0);	/* a Long Call: read whole */
 }
 END_TEST
 
@@ -299,6 +304,7 @@ START_TEST(test_rsp_rebuilt_max_msg)
 
 	ck_assert_int_eq(rsp(w, ARRAY_SIZE(w), &v), RPCRDMA_RSP_READ);
 	ck_assert_uint_eq(v.read_total, MAXM - 8);
+	ck_assert_uint_eq(v.splice_len, MAXM);
 	w[7] = MAXM - 7;	/* rounds up to MAXM - 4, plus 8 inline */
 	ck_assert_int_eq(rsp(w, ARRAY_SIZE(w), &v), RPCRDMA_RSP_ANSWER);
 	ck_assert_int_eq(v.err, RPCRDMA_ERR_CHUNK);

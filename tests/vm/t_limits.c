@@ -12,8 +12,10 @@
  *
  * This file: main (the suite "limits", its one TCase "limits"), the junk
  * flood and the credentials switch; the credit and connection tests are
- * in t_limits_credits.c, the stall tests in t_limits_stall.c, the shared
- * latency probe in t_limits_util.c (t_limits.h).
+ * in t_limits_credits.c, the stall tests in t_limits_stall.c, the idle
+ * connections in t_limits_idle.c, the per-connection memory cap in
+ * t_limits_mem.c, the shared latency probe in t_limits_util.c
+ * (t_limits.h).
  */
 #define _GNU_SOURCE
 #include <check.h>
@@ -284,6 +286,7 @@ int main(void)
 	t_limits_add_credits(tc);
 	t_limits_add_stalls(tc);
 	t_limits_add_idle(tc);
+	t_limits_add_mem(tc);
 	tcase_add_test(tc, test_junk_flood);
 	tcase_add_test(tc, test_credentials_switch);
 	suite_add_tcase(su, tc);

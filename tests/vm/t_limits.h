@@ -14,9 +14,11 @@
 /* The slowest of NULL calls made on cl for ms milliseconds. */
 double slowest_null_calls(CLIENT *cl, int ms, int *ncalls);
 
-/* The tests of t_limits_credits.c, t_limits_stall.c, t_limits_idle.c. */
+/* The tests of t_limits_credits.c, t_limits_stall.c, t_limits_idle.c,
+ * t_limits_mem.c. */
 void t_limits_add_credits(TCase *tc);
 void t_limits_add_stalls(TCase *tc);
 void t_limits_add_idle(TCase *tc);
+void t_limits_add_mem(TCase *tc);
 
 #endif /* T_LIMITS_H */

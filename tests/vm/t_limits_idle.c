@@ -133,8 +133,11 @@ END_TEST
  * max_conns 2, idle_ms 4000 (a tick every 2 s): with A and B just used, a
  * third connection is refused. After A has been quiet for 4.5 s while B
  * calls every 300 ms (A idle for a whole tick, not yet for two), a third
- * is admitted and A is the one closed (closes_evicted 1, closes_idle 0);
- * a fourth, with B and C in use, is refused again.
+ * is admitted and A is the one closed (closes_evicted 1, closes_idle 0).
+ * Then C stays quiet for 3.9 s (a quiet tick, not two) and makes one
+ * call: a fourth connection is refused, as C was in use since its last
+ * tick (security review of this change: the quiet tick alone evicted a
+ * connection in use).
  */
 START_TEST(test_evict_idle)
 {
@@ -170,9 +173,18 @@ START_TEST(test_evict_idle)
 	for (int i = 0; i < 50 && !raw_down(a); i++)
 		usleep(100000);
 	ck_assert_msg(raw_down(a), "the idle connection was not closed");
-	raw_null_call(b, xid++);
+	t0 = now_ms();
+	while (now_ms() - t0 < 3900) {
+		raw_null_call(b, xid++);
+		usleep(300000);
+	}
+	raw_null_call(c, 4);
 	d = raw_try_connect(s.port);
-	ck_assert_msg(d == NULL, "a fourth connection was admitted");
+	ck_assert_msg(d == NULL, "a fourth connection was admitted: a "
+		      "connection used since its quiet tick was evicted");
+	ck_assert(!raw_down(c));
+	raw_null_call(c, 5);
+	raw_null_call(b, xid++);
 	rpcrdma_stats_global(&g1);
 	ck_assert_uint_eq(g1.closes_evicted - g0.closes_evicted, 1);
 	ck_assert_uint_eq(g1.closes_idle, g0.closes_idle);

@@ -6,5 +6,10 @@
 # retransmissions counted (rxe's port counters, TCP's on siw), and the
 # same CLIENT carries a strict burst once the loss stops
 # (tests/vm/t_faults_loss.c).
+# A test that fails under loss leaves netem on the veth: it goes with the
+# suite, whatever happened, or the suites after it would run lossy.
+trap 'tc qdisc del dev v0 root 2>/dev/null; tc qdisc del dev v1 root 2>/dev/null' EXIT
 modprobe sch_netem || exit 1
 env CK_RUN_CASE=loss ./tests/vm/t_faults
+rc=$?
+exit $rc
