@@ -249,7 +249,13 @@ bool ep_nothing_in_progress(struct rpcrdma_ep *ep)
 	 * waiting or in its dispatch function holds one; one queued and
 	 * not yet taken is a call in progress too. */
 	return posted >= ep->nrx && !ep->rxq_count && !ep->xf_count &&
-	       !ep_sq_signaled_out(ep);
+	       !ep_sq_signaled_out(ep) &&
+	       !__atomic_load_n(&ep->holds, __ATOMIC_RELAXED);
+}
+
+void rpcrdma_ep_set_holds(struct rpcrdma_ep *ep, uint32_t n)
+{
+	__atomic_store_n(&ep->holds, n, __ATOMIC_RELAXED);
 }
 
 bool ep_quiet_since_tick(struct rpcrdma_ep *ep)

@@ -131,6 +131,10 @@ bool rpcrdma_ep_connected(const struct rpcrdma_ep *ep);
 /* The same after reading what its CM channel holds (a disconnect nobody
  * has read yet): one system call. */
 bool rpcrdma_ep_check_cm(struct rpcrdma_ep *ep);
+/* n calls of ours the peer has yet to answer (a server's backward calls,
+ * RFC 8167): the idle check (opts.idle_ms) counts them as in progress,
+ * though nothing of theirs is posted or held. Any thread. */
+void rpcrdma_ep_set_holds(struct rpcrdma_ep *ep, uint32_t n);
 /* Credits the receives are provisioned for: receives stay posted for this
  * many calls in flight besides the ones being served (constant while the
  * endpoint lives; opts.credits unless the device allows fewer). */

@@ -150,6 +150,7 @@ struct rpcrdma_ep {
 	 * what the last tick saw of them and of sq_seq, and how many ticks
 	 * in a row saw nothing move with nothing in progress. */
 	uint64_t rx_seen;
+	uint32_t holds;			/* atomic: rpcrdma_ep_set_holds */
 	uint64_t idle_seen;
 	uint32_t idle_ticks;
 	uint64_t idle_since_ms;		/* the tick that last saw traffic */
@@ -219,7 +220,8 @@ EP_HIDDEN bool ep_block(struct rpcrdma_ep *ep, uint64_t deadline);
 EP_HIDDEN void ep_stall_arm(struct rpcrdma_ep *ep);
 EP_HIDDEN void ep_idle_arm(struct rpcrdma_ep *ep);
 /* Whether the idle check would find nothing in progress (lock held):
- * no receive handed out or queued, no transfer, no signaled WR; and the
+ * no receive handed out or queued, no transfer, no signaled WR, no
+ * backward call unanswered (rpcrdma_ep_set_holds); and the
  * same with nothing received or posted since the last idle tick. */
 EP_HIDDEN bool ep_nothing_in_progress(struct rpcrdma_ep *ep);
 EP_HIDDEN bool ep_quiet_since_tick(struct rpcrdma_ep *ep);

@@ -73,11 +73,14 @@ void bc_unref(struct conn_bc *bc)
 	free(bc);
 }
 
-/* Counts backward calls outstanding (bc->lock held, bc->ep live). */
+/* Counts backward calls outstanding (bc->lock held, bc->ep live); while
+ * any is, the connection is not idle (a callback may wait longer than
+ * idle_ms for its answer, with nothing of it posted or held). */
 static void bc_count_inflight(struct conn_bc *bc)
 {
 	if (!bc->ep)
 		return;
+	rpcrdma_ep_set_holds(bc->ep, bc->cr.inflight);
 	RPCRDMA_STAT_SET(bc->ep, bc_inflight, bc->cr.inflight);
 	RPCRDMA_STAT_MAX(bc->ep, bc_inflight_peak, bc->cr.inflight);
 }

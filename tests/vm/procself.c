@@ -254,3 +254,35 @@ void threads_print(const char *who)
 		printf("%s: no loadavg or dmesg\n", who);
 	fflush(stdout);
 }
+
+void proc_idle_take(struct proc_idle *i)
+{
+	i->fds = open_fds();
+	malloc_trim(0);
+	i->heap = heap_in_use();
+	rdma_res(getpid(), false, i->res);
+}
+
+void proc_idle_check(const char *who, const struct proc_idle *a,
+		     int wait_ms)
+{
+	struct proc_idle b;
+
+	for (int t = 0;; t += 50) {
+		proc_idle_take(&b);
+		if ((b.fds == a->fds && b.res[0] == a->res[0]) ||
+		    t >= wait_ms)
+			break;
+		usleep(50000);
+	}
+	printf("%s: fds %d idle, %d after; malloc'ed %zu idle, %zu after\n",
+	       who, a->fds, b.fds, a->heap, b.heap);
+	rdma_res_print(who, "process", "idle", a->res);
+	rdma_res_print(who, "process", "after", b.res);
+	ck_assert_int_eq(b.fds, a->fds);
+	for (int k = 0; k < RDMA_RES_KINDS; k++)
+		ck_assert_msg(b.res[k] == a->res[k], "%s: %d idle, %d after",
+			      rdma_res_kinds[k], a->res[k], b.res[k]);
+	ck_assert_msg(b.heap <= a->heap + (16u << 10),
+		      "malloc'ed memory grew by %zu bytes", b.heap - a->heap);
+}

@@ -30,6 +30,20 @@ void rdma_res(pid_t pid, bool orphans, int out[RDMA_RES_KINDS]);
 void rdma_res_print(const char *prefix, const char *who, const char *when,
 		    const int r[RDMA_RES_KINDS]);
 
+/* What the process holds, for "back to idle" checks: descriptors, RDMA
+ * objects and malloc'ed bytes (after malloc_trim). proc_idle_check waits
+ * up to wait_ms for the descriptors and QPs to come back, prints both
+ * and asserts the same descriptors and RDMA objects and the heap within
+ * 16 KiB (a connection's buffers alone are hundreds). */
+struct proc_idle {
+	int fds;
+	int res[RDMA_RES_KINDS];
+	size_t heap;
+};
+void proc_idle_take(struct proc_idle *i);
+void proc_idle_check(const char *who, const struct proc_idle *a,
+		     int wait_ms);
+
 struct rpcrdma_stats;
 /* Prints the nonzero counters of st on one line after who (a failing
  * test says what the transport saw). */

@@ -201,6 +201,47 @@ START_TEST(test_too_big)
 }
 END_TEST
 
+/*
+ * A callback waiting for its answer keeps its connection from being idle
+ * (RPCRDMA_IDLE_MS): nothing of it is posted or held while the client's
+ * service runs it, so the server counts backward calls unanswered as in
+ * progress (rpcrdma_ep_set_holds). idle_ms 1000: a callback that sleeps
+ * 2.5 s on the client gets its answer on the same connection; once all
+ * is quiet the connection is reaped as usual (closes_idle 1).
+ */
+START_TEST(test_idle_callback_waits)
+{
+	uint16_t port = port_new();
+	SVCXPRT *l = srv_create_bidir_idle(port, 2, 1000);
+	CLIENT *cl = clnt_bidir(port);
+	struct rpcrdma_stats g0, g1, c0, c1;
+	struct timeval tv = { 10, 0 };
+	u_int ms = 2500;
+	CLIENT *cb;
+
+	subscribe(cl);
+	cb = rpcrdma_svc_callback_create(atomic_load(&subscribed), CB_PROG, 1);
+	ck_assert_ptr_nonnull(cb);
+	rpcrdma_stats_global(&g0);
+	c0 = cstats(cl);
+	ck_assert_int_eq(clnt_call(cb, CB_SLEEP, XP(xdr_u_int), (caddr_t)&ms,
+				   XVOID, NULL, tv), RPC_SUCCESS);
+	c1 = cstats(cl);
+	rpcrdma_stats_global(&g1);
+	ck_assert_uint_eq(g1.closes_idle, g0.closes_idle);
+	ck_assert_uint_eq(c1.disconnects, c0.disconnects);
+	/* Quiet now: reaped within idle_ms and a half (5 s allowed). */
+	for (int i = 0; i < 50 && g1.closes_idle == g0.closes_idle; i++) {
+		usleep(100000);
+		rpcrdma_stats_global(&g1);
+	}
+	ck_assert_uint_eq(g1.closes_idle - g0.closes_idle, 1);
+	clnt_destroy(cb);
+	clnt_destroy(cl);
+	srv_destroy_bidir(l);
+}
+END_TEST
+
 /* A forward call on the same CLIENT from inside a callback, while other
  * forward calls run: no deadlock. */
 START_TEST(test_forward_from_callback)
@@ -246,6 +287,7 @@ int main(void)
 	tcase_add_test(tc, test_cb_in_dispatch);
 	tcase_add_test(tc, test_load_both_ways);
 	tcase_add_test(tc, test_too_big);
+	tcase_add_test(tc, test_idle_callback_waits);
 	tcase_add_test(tc, test_forward_from_callback);
 	t_bidir_add_cb(tc);
 	t_bidir_add_bc_replies(tc);

@@ -46,6 +46,9 @@ bool_t xdr_cbreq(XDR *x, struct cbreq *r);
 enum clnt_stat echo_on(CLIENT *cl, rpcproc_t proc, uint32_t seed,
 		       size_t n);
 SVCXPRT *srv_create_bidir(uint16_t port, unsigned int threads);
+/* The same with opts.idle_ms (0: the default). */
+SVCXPRT *srv_create_bidir_idle(uint16_t port, unsigned int threads,
+			       uint32_t idle_ms);
 void srv_destroy_bidir(SVCXPRT *l);
 int big_sent_wait(void);
 CLIENT *clnt_bidir(uint16_t port);

@@ -102,12 +102,20 @@ static void f_dispatch(struct svc_req *rq, SVCXPRT *x)
 
 SVCXPRT *srv_create_bidir(uint16_t port, unsigned int threads)
 {
+	return srv_create_bidir_idle(port, threads, 0);
+}
+
+SVCXPRT *srv_create_bidir_idle(uint16_t port, unsigned int threads,
+			       uint32_t idle_ms)
+{
 	struct rpcrdma_opts o;
 	SVCXPRT *l;
 
 	rpcrdma_opts_default(&o);
 	o.port = port;
 	o.credits = 8;
+	if (idle_ms)
+		o.idle_ms = idle_ms;
 	l = svc_rdma_create(addr_b, &o);
 	ck_assert_msg(l != NULL, "svc_rdma_create: %s",
 		      clnt_spcreateerror("svc"));

@@ -20,7 +20,6 @@
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
-#include <malloc.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -119,42 +118,6 @@ static size_t put_msg(uint32_t *w, uint32_t xid, uint32_t cr)
 
 	w[n++] = 0; w[n++] = 0; w[n++] = 0;
 	return n;
-}
-
-/* What the process holds: descriptors, RDMA objects, malloc'ed bytes. */
-struct idle {
-	int fds;
-	int res[RDMA_RES_KINDS];
-	size_t heap;
-};
-
-static void idle_take(struct idle *i)
-{
-	i->fds = open_fds();
-	malloc_trim(0);
-	i->heap = heap_in_use();
-	rdma_res(getpid(), false, i->res);
-}
-
-/* Within t_svc_cve's bounds: the same descriptors and RDMA objects, the
- * heap within 16 KiB (a connection's buffers alone are hundreds). */
-static void idle_check(const char *who, const struct idle *a)
-{
-	struct idle b;
-
-	for (int i = 0; i < 100 && open_fds() != a->fds; i++)
-		usleep(20000);
-	idle_take(&b);
-	printf("%s: fds %d idle, %d after; malloc'ed %zu idle, %zu after\n",
-	       who, a->fds, b.fds, a->heap, b.heap);
-	rdma_res_print(who, "process", "idle", a->res);
-	rdma_res_print(who, "process", "after", b.res);
-	ck_assert_int_eq(b.fds, a->fds);
-	for (int k = 0; k < RDMA_RES_KINDS; k++)
-		ck_assert_msg(b.res[k] == a->res[k], "%s: %d idle, %d after",
-			      rdma_res_kinds[k], a->res[k], b.res[k]);
-	ck_assert_msg(b.heap <= a->heap + (16u << 10),
-		      "malloc'ed memory grew by %zu bytes", b.heap - a->heap);
 }
 
 /* One connection, call and close first: what the first allocates for
@@ -365,11 +328,11 @@ static void shapes_own_xid(struct cve *c)
 START_TEST(test_cve_2026_client_shapes)
 {
 	struct rpcrdma_stats st;
-	struct idle idle;
+	struct proc_idle idle;
 	struct cve c;
 
 	warm_up();
-	idle_take(&idle);
+	proc_idle_take(&idle);
 	raw_pair_open(&c.p);
 	c.want = stats_of(c.p.c.cl);
 	/* Junk naming no call: the call waits through all of it and takes
@@ -392,7 +355,7 @@ START_TEST(test_cve_2026_client_shapes)
 	st = stats_of(c.p.c.cl);
 	stats_print("t_clnt_cve: client", &st);
 	raw_pair_close(&c.p);
-	idle_check("t_clnt_cve", &idle);
+	proc_idle_check("t_clnt_cve", &idle, 2000);
 }
 END_TEST
 
@@ -436,7 +399,7 @@ START_TEST(test_cve_2026_send_buffers)
 	struct rpcrdma_msg m;
 	struct rpcrdma_rx rx;
 	struct raw_pair p;
-	struct idle idle;
+	struct proc_idle idle;
 
 	if (iwarp) {
 		printf("t_clnt: test_cve_2026_send_buffers: no RNR on "
@@ -444,7 +407,7 @@ START_TEST(test_cve_2026_send_buffers)
 		return;
 	}
 	warm_up();
-	idle_take(&idle);
+	proc_idle_take(&idle);
 	raw_pair_rnr = 7;
 	raw_pair_credits = 1;
 	raw_pair_open(&p);
@@ -497,7 +460,7 @@ START_TEST(test_cve_2026_send_buffers)
 	ck_assert_uint_eq(b.connects, 1);
 	ck_assert_uint_eq(b.disconnects, 0);
 	raw_pair_close(&p);
-	idle_check("t_clnt_cve", &idle);
+	proc_idle_check("t_clnt_cve", &idle, 2000);
 }
 END_TEST
 

@@ -19,7 +19,6 @@
  */
 #define _GNU_SOURCE
 #include <check.h>
-#include <malloc.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,48 +119,6 @@ static void peer_disconnect(struct peer *p)
 	rpcrdma_mr_dereg(p->mr_d);
 	rpcrdma_ep_destroy(p->ep);
 	p->ep = NULL;
-}
-
-/* What the process holds: descriptors, RDMA objects, malloc'ed bytes. */
-struct idle {
-	int fds;
-	int res[RDMA_RES_KINDS];
-	size_t heap;
-};
-
-static void idle_take(struct idle *i)
-{
-	i->fds = open_fds();
-	malloc_trim(0);
-	i->heap = heap_in_use();
-	rdma_res(getpid(), false, i->res);
-}
-
-/*
- * Back to idle once the server has seen the raw peer go: its QP and
- * channels close in the thread that serves it, shortly after.
- */
-static void idle_check(const struct idle *a)
-{
-	struct idle b;
-
-	for (int i = 0; i < 200; i++) {
-		idle_take(&b);
-		if (b.fds == a->fds && b.res[0] == a->res[0])
-			break;
-		usleep(50000);
-	}
-	printf("t_svc_cve: fds %d idle, %d after; malloc'ed %zu idle, %zu "
-	       "after\n", a->fds, b.fds, a->heap, b.heap);
-	rdma_res_print("t_svc_cve", "process", "idle", a->res);
-	rdma_res_print("t_svc_cve", "process", "after", b.res);
-	ck_assert_int_eq(b.fds, a->fds);
-	for (int k = 0; k < RDMA_RES_KINDS; k++)
-		ck_assert_msg(b.res[k] == a->res[k], "%s: %d idle, %d after",
-			      rdma_res_kinds[k], a->res[k], b.res[k]);
-	/* A connection's buffers alone are hundreds of KiB. */
-	ck_assert_msg(b.heap <= a->heap + (16u << 10),
-		      "malloc'ed memory grew by %zu bytes", b.heap - a->heap);
 }
 
 /*
@@ -391,7 +348,7 @@ static void shapes_offset_wrap(struct peer *p)
 
 START_TEST(test_cve_2026_shapes)
 {
-	struct idle idle;
+	struct proc_idle idle;
 	struct peer p;
 
 	int fd0;
@@ -405,7 +362,7 @@ START_TEST(test_cve_2026_shapes)
 	peer_disconnect(&p);
 	for (int i = 0; i < 200 && open_fds() > fd0; i++)
 		usleep(50000);
-	idle_take(&idle);
+	proc_idle_take(&idle);
 
 	peer_connect(&p);
 	shapes_positions(&p);
@@ -420,7 +377,7 @@ START_TEST(test_cve_2026_shapes)
 	}
 	peer_disconnect(&p);
 	null_call(p.good);
-	idle_check(&idle);
+	proc_idle_check("t_svc_cve", &idle, 10000);
 
 	clnt_destroy(p.good);
 	free(p.d);
