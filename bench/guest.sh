@@ -30,6 +30,8 @@
 #      our server (nfs/nfs3d) and the kernel's nfsd, each exporting a
 #      tmpfs of its own, both mounted at once and taken in turn each
 #      round, over rdma and over tcp; the data checked once per server
+#   7. NFS small I/O: the same client and servers over rdma, fio 4 KiB
+#      random reads and writes, direct I/O, iodepth 32, nconnect 1 and 4
 # "quick" makes every count small (a smoke test of the tooling; its
 # figures are too short to quote).
 set -u
@@ -584,6 +586,66 @@ for netid in rdma tcp; do
 	umount "$nfs_top/mu" || die "umount of nfs3d over $netid"
 	unset rs ws wl rl bz sc
 done
+# ---- 7. NFS small I/O: the kernel client, fio ----
+# 4 KiB random reads and writes with direct I/O, 32 in flight (libaio),
+# on a 16 MiB file of each server, over rdma with nconnect 1 and 4; the
+# servers taken in turn for each test. The connections a mount made are
+# counted as RC QPs (rdma resource): nconnect=4 must add four per side,
+# or the rows would claim what did not run.
+say "nfs: the kernel client, fio 4 KiB random I/O"
+FIO_S=8
+[ -n "$quick" ] && FIO_S=2
+command -v fio >/dev/null || die "fio is not installed (bench/run installs it)"
+rcqps() {
+	rdma resource show qp 2>/dev/null | grep -c 'type RC'
+}
+for nc in 1 4; do
+	common="vers=3,proto=rdma,rsize=1048576,wsize=1048576,nolock,soft,timeo=300,retrans=2,nconnect=$nc"
+	q0=$(rcqps)
+	mount -t nfs -o "$common,port=20049" "$B:$nfs_top/knfsd" "$nfs_top/mk" ||
+		die "mount of the kernel nfsd with nconnect=$nc failed"
+	mount -t nfs -o "$common,port=$N3_RDMA,mountport=$N3_MNT,mountproto=tcp" \
+		"$B:$nfs_top/nfs3d" "$nfs_top/mu" ||
+		die "mount of nfs3d with nconnect=$nc failed"
+	for s in knfsd nfs3d; do
+		m=$nfs_top/mk
+		[ "$s" = nfs3d ] && m=$nfs_top/mu
+		# The transports are made lazily: a first I/O on each mount.
+		dd if=/dev/zero of="$m/fio.0" bs=4k count=64 oflag=direct 2>/dev/null ||
+			die "first write to $s with nconnect=$nc failed"
+	done
+	q1=$(rcqps)
+	echo "bench: nconnect=$nc: RC QPs $q0 before the mounts, $q1 after"
+	for op in randwrite randread; do
+		for s in knfsd nfs3d; do
+			m=$nfs_top/mk
+			[ "$s" = nfs3d ] && m=$nfs_top/mu
+			o=$(timeout 120 fio --name="$s.$op" --filename="$m/fio.0" \
+				--size=16M --rw=$op --bs=4k --direct=1 \
+				--ioengine=libaio --iodepth=32 --runtime=$FIO_S \
+				--time_based --output-format=terse --terse-version=3 \
+				2>"$out/fio.err") ||
+				die "fio $op on $s with nconnect=$nc failed: $(tail -n 3 "$out/fio.err")"
+			echo "$o" >>"$out/fio.terse"
+			# terse v3: field 5 the error, 8 read IOPS, 49 write IOPS
+			e=$(echo "$o" | awk -F';' '{ print $5 }')
+			[ "$e" = 0 ] || die "fio $op on $s with nconnect=$nc: error $e"
+			f=8
+			[ "$op" = randwrite ] && f=49
+			iops=$(echo "$o" | awk -F';' -v f=$f '{ printf "%.0f", $f }')
+			[ "${iops:-0}" -gt 0 ] || die "fio $op on $s with nconnect=$nc: no I/O"
+			rec "nfsfio server=$s netid=rdma op=$op nconnect=$nc bs=4096 iodepth=32 seconds=$FIO_S iops=$iops rcqps_before=$q0 rcqps_after=$q1"
+		done
+	done
+	say "nfs fio, nconnect=$nc: done"
+	rm -f "$nfs_top/mk/fio.0" "$nfs_top/mu/fio.0"
+	umount "$nfs_top/mk" || die "umount of the kernel nfsd (nconnect=$nc)"
+	umount "$nfs_top/mu" || die "umount of nfs3d (nconnect=$nc)"
+	# Both mounts' connections, both ends in this guest: 2 QPs each.
+	[ $((q1 - q0)) -ge $((4 * nc)) ] ||
+		die "nconnect=$nc made $((q1 - q0)) RC QPs, not $((4 * nc)) (2 mounts x $nc connections x 2 ends)"
+done
+
 # nfs3d's counters: WRITE data came by RDMA Read (read chunks), READ data
 # went by RDMA Write (write chunks).
 kill -USR1 "$n3pid"
