@@ -356,10 +356,17 @@ struct rpcrdma_xfer {
 						 * next reap (the caller's
 						 * thread may no longer
 						 * command the device) */
+	bool hold;				/* queue only: posted by
+						 * rpcrdma_ep_xfer_flush, with
+						 * the others held (one
+						 * doorbell for a batch) */
 	int status;				/* once done */
 
 	/* The engine's own. */
 	struct ibv_mr *mr;
+	bool bounce;				/* small Writes: their bytes
+						 * copied into the send ring,
+						 * no registration */
 	uint32_t part;				/* part being posted */
 	uint32_t seg;				/* next segment to post */
 	uint64_t seg_off, posted;		/* progress in it / in part */
@@ -372,6 +379,11 @@ struct rpcrdma_xfer {
 /* 0, or -EINVAL / -EMSGSIZE (the segments cannot hold or supply len) /
  * -ENOTCONN / -errno of the registration: then nothing was started. */
 int rpcrdma_ep_xfer_start(struct rpcrdma_ep *ep, struct rpcrdma_xfer *x);
+/* Posts the held transfers (x->hold), in order, as few doorbells as
+ * fit. */
+void rpcrdma_ep_xfer_flush(struct rpcrdma_ep *ep);
+/* How many transfers are held. */
+uint32_t rpcrdma_ep_xfers_held(struct rpcrdma_ep *ep);
 /* A finished transfer (reaping the CQ first), or NULL. */
 struct rpcrdma_xfer *rpcrdma_ep_xfer_done(struct rpcrdma_ep *ep);
 /* True when a finished transfer waits for rpcrdma_ep_xfer_done. */

@@ -89,6 +89,7 @@ struct rpcrdma_ep {
 	/* The same of the kick eventfd and the stall timer, as
 	 * rpcrdma_ep_look saw them, for the next unkick and stall check. */
 	int8_t kick_seen, stall_seen;
+	int8_t kick_self;		/* rpcrdma_ep_kick since the look */
 	uint32_t looks;			/* rpcrdma_ep_look's, lock held */
 	bool need_arm;			/* the look took the CQ's event */
 	int down_err;			/* why it went down: -ENOTCONN, -EIO.. */
@@ -133,6 +134,9 @@ struct rpcrdma_ep {
 	struct rpcrdma_xfer *xf_wait, *xf_wait_tail;
 	struct rpcrdma_xfer *xf_post, *xf_post_tail;
 	struct rpcrdma_xfer *xf_done, *xf_done_tail;
+	/* Held (x->hold) until rpcrdma_ep_xfer_flush. */
+	struct rpcrdma_xfer *xf_held, *xf_held_tail;
+	uint32_t xf_nheld;
 	uint32_t xf_count;		/* started, not handed back */
 	/* xfer.c's ep_xfer_progress, set at the first transfer: posts what
 	 * waits and retires what completed (lock held); ep_reap calls it
@@ -256,13 +260,43 @@ int rpcrdma_ep_sq_post(struct rpcrdma_ep *ep, struct ibv_send_wr *wr,
 EP_HIDDEN int ep_tx_post(struct rpcrdma_ep *ep, const struct iovec *iov,
 			 int iovcnt, uint32_t inv_rkey, bool signal);
 /* ep_tx_post with npre WRs (at most EP_PRE_MAX) posted before the Send by
- * the same ibv_post_send: one doorbell. 0 with all posted, or -errno with
- * *pre_posted of them on the queue (the Send then is not). */
+ * the same ibv_post_send: one doorbell. The first nbounce of them read
+ * the send ring's next buffers (ep_tx_bounce), which stay taken until
+ * they complete. 0 with all posted, or -errno with *pre_posted of them
+ * on the queue (the Send then is not). Room (npre + 1 WRs, nbounce + 1
+ * buffers) checked by the caller. */
 #define EP_PRE_MAX	RPCRDMA_MAX_BINDS
 EP_HIDDEN int ep_tx_post_after(struct rpcrdma_ep *ep, struct ibv_send_wr *pre,
-			       uint32_t npre, const struct iovec *iov,
-			       int iovcnt, uint32_t inv_rkey, bool signal,
+			       uint32_t npre, uint32_t nbounce,
+			       const struct iovec *iov, int iovcnt,
+			       uint32_t inv_rkey, bool signal,
 			       uint32_t *pre_posted);
+/* Copies len (at most tx_size) bytes into the send ring's i-th free
+ * buffer and points sge at it, for a WR that ep_tx_post_after posts as
+ * bounced. Lock held. */
+EP_HIDDEN uint8_t *ep_tx_bounce(struct rpcrdma_ep *ep, uint32_t i,
+				const void *src, size_t len,
+				struct ibv_sge *sge);
+/* Sends of the send ring posted together (ep_tx_post_sends). */
+#define EP_BATCH_MAX	16u
+struct ep_tx_send {
+	const struct iovec *iov;
+	int iovcnt;
+	uint32_t inv_rkey;	/* Send With Invalidate when not 0 */
+};
+/* Posts n Sends (at most EP_BATCH_MAX) with one ibv_post_send, each from
+ * its own buffer of the ring, none signaled but by the ring's own rules;
+ * seqs[i] the sequence number of the i-th. 0, or -errno with *posted of
+ * them on the queue. Room (n WRs, n buffers) checked by the caller. Lock
+ * held. */
+EP_HIDDEN int ep_tx_post_sends(struct rpcrdma_ep *ep,
+			       const struct ep_tx_send *s, uint32_t n,
+			       uint64_t *seqs, uint32_t *posted);
+/* Whether n more buffers of the send ring are free. Lock held. */
+static inline bool ep_tx_free(const struct rpcrdma_ep *ep, uint32_t n)
+{
+	return ep->tx_count + n <= ep->ntx;
+}
 
 /* ep.c */
 /* conns.c: a listener's count and its limits. */

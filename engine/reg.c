@@ -253,7 +253,7 @@ int rpcrdma_ep_send_bind(struct rpcrdma_ep *ep, const struct iovec *iov,
 	ret = ep_sq_room_within(ep, nb + 1, true, timeout_ms);
 	if (!ret) {
 		/* The binds chained before the Send: one doorbell. */
-		ret = ep_tx_post_after(ep, wr, nb, iov, iovcnt, 0, false,
+		ret = ep_tx_post_after(ep, wr, nb, 0, iov, iovcnt, 0, false,
 				       &posted);
 		/* A window is bound once its bind is on the queue: a Send
 		 * that failed leaves it for the local invalidation. A

@@ -197,9 +197,23 @@ int rpcrdma_ep_send_within(struct rpcrdma_ep *ep, const struct iovec *iov,
 	return ret;
 }
 
+uint8_t *ep_tx_bounce(struct rpcrdma_ep *ep, uint32_t i, const void *src,
+		      size_t len, struct ibv_sge *sge)
+{
+	uint32_t slot = (ep->tx_head + ep->tx_count + i) % ep->ntx;
+	uint8_t *buf = ep->tx_mem + (size_t)slot * ep->tx_size;
+
+	memcpy(buf, src, len);
+	sge->addr = (uint64_t)(uintptr_t)buf;
+	sge->length = (uint32_t)len;
+	sge->lkey = ep->tx_mr->lkey;
+	return buf;
+}
+
 int ep_tx_post_after(struct rpcrdma_ep *ep, struct ibv_send_wr *pre,
-		     uint32_t npre, const struct iovec *iov, int iovcnt,
-		     uint32_t inv_rkey, bool signal, uint32_t *pre_posted)
+		     uint32_t npre, uint32_t nbounce, const struct iovec *iov,
+		     int iovcnt, uint32_t inv_rkey, bool signal,
+		     uint32_t *pre_posted)
 {
 	struct ibv_send_wr *wrs[EP_PRE_MAX + 1];
 	bool want[EP_PRE_MAX + 1];
@@ -210,9 +224,10 @@ int ep_tx_post_after(struct rpcrdma_ep *ep, struct ibv_send_wr *pre,
 	uint8_t *buf;
 	int i, ret;
 
-	if (npre > EP_PRE_MAX)
+	if (npre > EP_PRE_MAX || nbounce > npre)
 		return -EINVAL;
-	slot = (ep->tx_head + ep->tx_count) % ep->ntx;
+	/* The Send's buffer follows those of the bounced WRs. */
+	slot = (ep->tx_head + ep->tx_count + nbounce) % ep->ntx;
 	buf = ep->tx_mem + (size_t)slot * ep->tx_size;
 	for (i = 0, total = 0; i < iovcnt; i++) {
 		if (iov[i].iov_len)
@@ -243,11 +258,18 @@ int ep_tx_post_after(struct rpcrdma_ep *ep, struct ibv_send_wr *pre,
 	}
 	wrs[npre] = &wr;
 	/* Signal too when the ring is half full, so buffers come back. */
-	want[npre] = signal || (ep->tx_count + 1 >= ep->ntx / 2 &&
-				!ep_sq_signaled_out(ep));
+	want[npre] = signal ||
+		     (ep->tx_count + nbounce + 1 >= ep->ntx / 2 &&
+		      !ep_sq_signaled_out(ep));
 	ret = ep_sq_post_n(ep, wrs, want, npre + 1, &posted);
 	if (pre_posted)
 		*pre_posted = posted < npre ? posted : npre;
+	/* The bounced WRs' buffers are the ring's until they complete. */
+	for (j = 0; j < nbounce && j < posted; j++) {
+		ep->tx_seq[(ep->tx_head + ep->tx_count) % ep->ntx] =
+			pre[j].wr_id;
+		ep->tx_count++;
+	}
 	if (posted <= npre)
 		return ret;
 	ep->tx_seq[slot] = ep->sq_seq;
@@ -257,10 +279,64 @@ int ep_tx_post_after(struct rpcrdma_ep *ep, struct ibv_send_wr *pre,
 	return 0;
 }
 
+int ep_tx_post_sends(struct rpcrdma_ep *ep, const struct ep_tx_send *s,
+		     uint32_t n, uint64_t *seqs, uint32_t *posted)
+{
+	struct ibv_send_wr wr[EP_BATCH_MAX], *wrs[EP_BATCH_MAX];
+	struct ibv_sge sge[EP_BATCH_MAX];
+	bool want[EP_BATCH_MAX];
+	uint32_t i, slot;
+	int ret;
+
+	if (n == 0 || n > EP_BATCH_MAX)
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		uint8_t *buf;
+		size_t total = 0;
+
+		slot = (ep->tx_head + ep->tx_count + i) % ep->ntx;
+		buf = ep->tx_mem + (size_t)slot * ep->tx_size;
+		for (int j = 0; j < s[i].iovcnt; j++) {
+			if (s[i].iov[j].iov_len)
+				memcpy(buf + total, s[i].iov[j].iov_base,
+				       s[i].iov[j].iov_len);
+			total += s[i].iov[j].iov_len;
+		}
+		memset(&wr[i], 0, sizeof(wr[i]));
+		sge[i].addr = (uint64_t)(uintptr_t)buf;
+		sge[i].length = (uint32_t)total;
+		sge[i].lkey = ep->tx_mr->lkey;
+		wr[i].sg_list = &sge[i];
+		wr[i].num_sge = 1;
+		if (s[i].inv_rkey) {
+			wr[i].opcode = IBV_WR_SEND_WITH_INV;
+			wr[i].invalidate_rkey = s[i].inv_rkey;
+			wr[i].wr.rdma.rkey = s[i].inv_rkey; /* libsiw */
+		} else {
+			wr[i].opcode = IBV_WR_SEND;
+		}
+		wrs[i] = &wr[i];
+		want[i] = false;
+	}
+	/* As ep_tx_post_after: signal when the ring is half full. */
+	want[n - 1] = ep->tx_count + n >= ep->ntx / 2 &&
+		      !ep_sq_signaled_out(ep);
+	ret = ep_sq_post_n(ep, wrs, want, n, posted);
+	for (i = 0; i < *posted; i++) {
+		slot = (ep->tx_head + ep->tx_count) % ep->ntx;
+		ep->tx_seq[slot] = wr[i].wr_id;
+		ep->tx_count++;
+		seqs[i] = wr[i].wr_id;
+		if (s[i].inv_rkey)
+			RPCRDMA_STAT_ADD(ep, remote_invalidations, 1);
+	}
+	return ret;
+}
+
 int ep_tx_post(struct rpcrdma_ep *ep, const struct iovec *iov, int iovcnt,
 	       uint32_t inv_rkey, bool signal)
 {
-	return ep_tx_post_after(ep, NULL, 0, iov, iovcnt, inv_rkey, signal,
+	return ep_tx_post_after(ep, NULL, 0, 0, iov, iovcnt, inv_rkey, signal,
 				NULL);
 }
 

@@ -91,6 +91,177 @@ static uint32_t xf_nparts(const struct rpcrdma_xfer *x)
 	return x->nparts ? x->nparts : x->len ? 1 : 0;
 }
 
+/* Where a transfer's posting stands: the next byte to move. */
+struct xf_cursor {
+	uint32_t part, seg;
+	uint64_t seg_off, posted;
+};
+
+static void xf_cursor_get(const struct rpcrdma_xfer *x, struct xf_cursor *c)
+{
+	c->part = x->part;
+	c->seg = x->seg;
+	c->seg_off = x->seg_off;
+	c->posted = x->posted;
+}
+
+static void xf_cursor_set(struct rpcrdma_xfer *x, const struct xf_cursor *c)
+{
+	x->part = c->part;
+	x->seg = c->seg;
+	x->seg_off = c->seg_off;
+	x->posted = c->posted;
+}
+
+/*
+ * The next Read or Write of x from c: wr and sge filled, *last when it
+ * ends its part, c advanced past it. 1, 0 when nothing is left, or
+ * -EMSGSIZE (the segments cannot supply the part: checked at start).
+ */
+static int xf_next_wr(const struct rpcrdma_ep *ep,
+		      const struct rpcrdma_xfer *x, struct xf_cursor *c,
+		      struct ibv_send_wr *wr, struct ibv_sge *sge, bool *last)
+{
+	/* A bounced Write reads one buffer of the send ring. */
+	uint64_t max_chunk = x->bounce && ep->tx_size < ep->max_msg_sz
+				     ? ep->tx_size
+				     : ep->max_msg_sz;
+
+	while (c->part < xf_nparts(x)) {
+		const struct rpcrdma_xfer_part *p = &x->parts[c->part];
+		const struct rpcrdma_segment *s;
+		uint64_t seg_len, chunk;
+
+		if (c->posted >= p->len) {
+			/* Next part. */
+			c->part++;
+			c->seg = 0;
+			c->seg_off = 0;
+			c->posted = 0;
+			continue;
+		}
+		if (c->seg >= p->nsegs)
+			return -EMSGSIZE;
+		s = &p->segs[c->seg];
+		seg_len = s->length;
+		if (!x->read && seg_len > p->len - (c->posted - c->seg_off))
+			seg_len = p->len - (c->posted - c->seg_off);
+		if (c->seg_off >= seg_len) {
+			/* Next segment (an empty one is skipped). */
+			c->seg++;
+			c->seg_off = 0;
+			continue;
+		}
+		chunk = seg_len - c->seg_off;
+		if (chunk > max_chunk)
+			chunk = max_chunk;
+		memset(wr, 0, sizeof(*wr));
+		sge->addr = (uint64_t)(uintptr_t)x->local + p->off + c->posted;
+		sge->length = (uint32_t)chunk;
+		sge->lkey = x->mr ? x->mr->lkey : 0;
+		wr->sg_list = sge;
+		wr->num_sge = 1;
+		wr->opcode = x->read ? IBV_WR_RDMA_READ : IBV_WR_RDMA_WRITE;
+		wr->wr.rdma.remote_addr = s->offset + c->seg_off;
+		wr->wr.rdma.rkey = s->handle;
+		*last = c->posted + chunk == p->len;
+		c->seg_off += chunk;
+		c->posted += chunk;
+		return 1;
+	}
+	return 0;
+}
+
+/* The Writes of x from its cursor, at most EP_PRE_MAX: their count, or
+ * EP_PRE_MAX + 1 when there are more, or -errno. */
+static int xf_gather(const struct rpcrdma_ep *ep,
+		     const struct rpcrdma_xfer *x, struct xf_cursor *c,
+		     struct ibv_send_wr *wrs, struct ibv_sge *sges)
+{
+	struct ibv_send_wr spare;
+	struct ibv_sge spare_sge;
+	uint32_t n = 0;
+	bool last;
+	int ret;
+
+	for (;;) {
+		ret = xf_next_wr(ep, x, c, n < EP_PRE_MAX ? &wrs[n] : &spare,
+				 n < EP_PRE_MAX ? &sges[n] : &spare_sge,
+				 &last);
+		if (ret < 0)
+			return ret;
+		if (ret == 0)
+			return (int)n;
+		if (++n > EP_PRE_MAX)
+			return (int)n;
+	}
+}
+
+/*
+ * Whether x's Writes go through the send ring (rpcrdma_ep_xfer_start):
+ * a reply whose chunks carry at most EP_PRE_MAX buffers of the ring
+ * (a 4 KiB NFS READ's data, a small Long Reply). Registering them
+ * instead costs two system calls (reg and dereg, with the pinning of
+ * their pages) per reply; the copy costs less than either.
+ */
+static bool xf_bounces(const struct rpcrdma_ep *ep, struct rpcrdma_xfer *x)
+{
+	struct ibv_send_wr wrs[EP_PRE_MAX];
+	struct ibv_sge sges[EP_PRE_MAX];
+	struct xf_cursor c = {0};
+	int n;
+
+	if (x->read || !x->len || !x->send_cnt ||
+	    x->moved > (uint64_t)EP_PRE_MAX * ep->tx_size ||
+	    ep->ntx < 2 * (EP_PRE_MAX + 1))
+		return false;
+	x->bounce = true;
+	n = xf_gather(ep, x, &c, wrs, sges);
+	x->bounce = n >= 0 && n <= (int)EP_PRE_MAX;
+	return x->bounce;
+}
+
+/*
+ * A reply whose RDMA Writes (at most EP_PRE_MAX) and Send all fit now:
+ * posted as one chain, one doorbell (a system call on rxe and siw), the
+ * Send the chain's one signaled WR, as the Linux server posts a reply;
+ * bounced Writes copied into the send ring first, and then nothing of
+ * the owner's is read after the post: the Send needs no completion.
+ * 1 when posted, 0 when it does not fit (xf_post_some then posts WR by
+ * WR, or a bounced transfer waits), or -errno.
+ */
+static int xf_post_chain(struct rpcrdma_ep *ep, struct rpcrdma_xfer *x)
+{
+	struct ibv_send_wr wrs[EP_PRE_MAX];
+	struct ibv_sge sges[EP_PRE_MAX];
+	struct xf_cursor c;
+	uint32_t n, i, posted;
+	int ret;
+
+	xf_cursor_get(x, &c);
+	ret = xf_gather(ep, x, &c, wrs, sges);
+	if (ret < 0)
+		return ret;
+	if (ret > (int)EP_PRE_MAX)
+		return 0;
+	n = (uint32_t)ret;
+	if (!ep_sq_free(ep, n + 1, true) ||
+	    (x->bounce && !ep_tx_free(ep, n + 1)))
+		return 0;
+	for (i = 0; x->bounce && i < n; i++)
+		ep_tx_bounce(ep, i, (const void *)(uintptr_t)sges[i].addr,
+			     sges[i].length, &sges[i]);
+	ret = ep_tx_post_after(ep, wrs, n, x->bounce ? n : 0, x->send,
+			       x->send_cnt, x->inv_rkey,
+			       x->len != 0 && !x->bounce, &posted);
+	if (ret)
+		return ret;
+	xf_cursor_set(x, &c);
+	x->send_posted = true;
+	x->last_seq = ep->sq_seq;
+	return 1;
+}
+
 /*
  * Posts as much of x as fits now. Returns 1 when all of it is posted, 0
  * when it must wait for room, or -errno (posting failed: the endpoint is
@@ -98,54 +269,34 @@ static uint32_t xf_nparts(const struct rpcrdma_xfer *x)
  */
 static int xf_post_some(struct rpcrdma_ep *ep, struct rpcrdma_xfer *x)
 {
-	while (x->part < xf_nparts(x)) {
-		const struct rpcrdma_xfer_part *p = &x->parts[x->part];
-		const struct rpcrdma_segment *s;
-		uint64_t seg_len, chunk;
+	struct xf_cursor c;
+
+	if (!x->read && x->send_cnt && !x->send_posted) {
+		int ret = xf_post_chain(ep, x);
+
+		if (ret || x->bounce)
+			return ret;
+	}
+	for (;;) {
 		struct ibv_send_wr wr;
 		struct ibv_sge sge;
 		bool last;
 		int ret;
 
-		if (x->posted >= p->len) {
-			/* Next part. */
-			x->part++;
-			x->seg = 0;
-			x->seg_off = 0;
-			x->posted = 0;
-			continue;
+		xf_cursor_get(x, &c);
+		ret = xf_next_wr(ep, x, &c, &wr, &sge, &last);
+		if (ret <= 0) {
+			if (ret < 0)
+				return ret;
+			xf_cursor_set(x, &c);
+			break;
 		}
-		if (x->seg >= p->nsegs)
-			return -EMSGSIZE;	/* checked at start */
-		s = &p->segs[x->seg];
-		seg_len = s->length;
-		if (!x->read && seg_len > p->len - (x->posted - x->seg_off))
-			seg_len = p->len - (x->posted - x->seg_off);
-		if (x->seg_off >= seg_len) {
-			/* Next segment (an empty one is skipped). */
-			x->seg++;
-			x->seg_off = 0;
-			continue;
-		}
-		chunk = seg_len - x->seg_off;
-		if (chunk > ep->max_msg_sz)
-			chunk = ep->max_msg_sz;
 		if (!ep_sq_free(ep, 1, false))
 			return 0;
 		if (x->read && ep->rdq_count >= ep_rd_depth(ep))
 			return 0;
-		memset(&wr, 0, sizeof(wr));
-		sge.addr = (uint64_t)(uintptr_t)x->local + p->off + x->posted;
-		sge.length = (uint32_t)chunk;
-		sge.lkey = x->mr->lkey;
-		wr.sg_list = &sge;
-		wr.num_sge = 1;
-		wr.opcode = x->read ? IBV_WR_RDMA_READ : IBV_WR_RDMA_WRITE;
-		wr.wr.rdma.remote_addr = s->offset + x->seg_off;
-		wr.wr.rdma.rkey = s->handle;
 		/* The end of each part is signaled when no Send follows: one
 		 * of them ends the transfer. */
-		last = x->posted + chunk == p->len;
 		ret = rpcrdma_ep_sq_post(ep, &wr,
 					 x->read || (last && !x->send_cnt));
 		if (ret)
@@ -153,8 +304,7 @@ static int xf_post_some(struct rpcrdma_ep *ep, struct rpcrdma_xfer *x)
 		if (x->read)
 			RPCRDMA_STAT_MAX(ep, reads_inflight_peak, ep->rdq_count);
 		x->last_seq = ep->sq_seq;
-		x->seg_off += chunk;
-		x->posted += chunk;
+		xf_cursor_set(x, &c);
 	}
 	if (x->send_cnt && !x->send_posted) {
 		int ret;
@@ -176,6 +326,47 @@ static int xf_post_some(struct rpcrdma_ep *ep, struct rpcrdma_xfer *x)
 	return 1;
 }
 
+/* A transfer that is a Send alone, not posted yet. */
+static bool xf_send_only(const struct rpcrdma_xfer *x)
+{
+	return !x->len && x->send_cnt && !x->send_posted && !x->read;
+}
+
+/*
+ * Replies that are a Send alone, queued together (held ones flushed):
+ * posted by one ibv_post_send, one doorbell for all. Each is done once
+ * posted (its bytes are in the ring). Returns how many were posted (0:
+ * not two such at the head, or no room for two), or -errno.
+ */
+static int xf_post_sends(struct rpcrdma_ep *ep)
+{
+	struct ep_tx_send s[EP_BATCH_MAX];
+	uint64_t seqs[EP_BATCH_MAX];
+	struct rpcrdma_xfer *x;
+	uint32_t n = 0, posted, i;
+	int ret;
+
+	for (x = ep->xf_wait; x && n < EP_BATCH_MAX && xf_send_only(x);
+	     x = x->next) {
+		if (!ep_sq_free(ep, n + 1, false) || !ep_tx_free(ep, n + 1))
+			break;
+		s[n].iov = x->send;
+		s[n].iovcnt = x->send_cnt;
+		s[n].inv_rkey = x->inv_rkey;
+		n++;
+	}
+	if (n < 2)
+		return 0;
+	ret = ep_tx_post_sends(ep, s, n, seqs, &posted);
+	for (i = 0; i < posted; i++) {
+		x = xf_pop(&ep->xf_wait, &ep->xf_wait_tail);
+		x->send_posted = true;
+		x->last_seq = seqs[i];
+		xf_finish(ep, x, 0);
+	}
+	return ret ? ret : (int)posted;
+}
+
 static void ep_xfer_progress(struct rpcrdma_ep *ep)
 {
 	struct rpcrdma_xfer *x;
@@ -190,12 +381,19 @@ static void ep_xfer_progress(struct rpcrdma_ep *ep)
 			xf_finish(ep, x, ep->down_err);
 		while ((x = xf_pop(&ep->xf_wait, &ep->xf_wait_tail)))
 			xf_finish(ep, x, ep->down_err);
+		while ((x = xf_pop(&ep->xf_held, &ep->xf_held_tail)))
+			xf_finish(ep, x, ep->down_err);
+		ep->xf_nheld = 0;
 		return;
 	}
 	while (ep->xf_post && ep->xf_post->last_seq <= ep->sq_done)
 		xf_finish(ep, xf_pop(&ep->xf_post, &ep->xf_post_tail), 0);
 	while (ep->xf_wait && ep_is_up(ep)) {
-		ret = xf_post_some(ep, ep->xf_wait);
+		ret = xf_post_sends(ep);
+		if (ret > 0)
+			continue;
+		if (ret == 0)
+			ret = xf_post_some(ep, ep->xf_wait);
 		if (ret == 0)
 			break;
 		if (ret < 0) {
@@ -207,9 +405,10 @@ static void ep_xfer_progress(struct rpcrdma_ep *ep)
 			return;
 		}
 		x = xf_pop(&ep->xf_wait, &ep->xf_wait_tail);
-		/* Nothing posted at all (no data, no Send), or only a Send,
-		 * whose bytes the send ring holds: done already. */
-		if (!x->last_seq || x->last_seq <= ep->sq_done || !x->len)
+		/* Nothing posted at all (no data, no Send), or only what the
+		 * send ring holds (a Send, bounced Writes): done already. */
+		if (!x->last_seq || x->last_seq <= ep->sq_done || !x->len ||
+		    x->bounce)
 			xf_finish(ep, x, 0);
 		else
 			xf_append(&ep->xf_post, &ep->xf_post_tail, x);
@@ -264,7 +463,8 @@ int rpcrdma_ep_xfer_start(struct rpcrdma_ep *ep, struct rpcrdma_xfer *x)
 	if (!rpcrdma_ep_connected(ep))
 		return ep->down_err ? ep->down_err : -ENOTCONN;
 	x->mr = NULL;
-	if (x->len) {
+	x->bounce = false;
+	if (x->len && !xf_bounces(ep, x)) {
 		int err;
 
 		x->mr = ep_mr_reg(ep, x->local, (size_t)x->len,
@@ -287,6 +487,13 @@ int rpcrdma_ep_xfer_start(struct rpcrdma_ep *ep, struct rpcrdma_xfer *x)
 	 * under). */
 	ep->sq_progress = ep_xfer_progress;
 	ep->xf_count++;
+	if (x->hold) {
+		/* The caller's batch: posted by rpcrdma_ep_xfer_flush. */
+		xf_append(&ep->xf_held, &ep->xf_held_tail, x);
+		ep->xf_nheld++;
+		pthread_mutex_unlock(&ep->lock);
+		return 0;
+	}
 	xf_append(&ep->xf_wait, &ep->xf_wait_tail, x);
 	if (x->defer) {
 		/* Posting rings a doorbell some providers (rxe) reach by a
@@ -305,6 +512,32 @@ int rpcrdma_ep_xfer_start(struct rpcrdma_ep *ep, struct rpcrdma_xfer *x)
 	}
 	pthread_mutex_unlock(&ep->lock);
 	return 0;
+}
+
+uint32_t rpcrdma_ep_xfers_held(struct rpcrdma_ep *ep)
+{
+	uint32_t n;
+
+	pthread_mutex_lock(&ep->lock);
+	n = ep->xf_nheld;
+	pthread_mutex_unlock(&ep->lock);
+	return n;
+}
+
+void rpcrdma_ep_xfer_flush(struct rpcrdma_ep *ep)
+{
+	pthread_mutex_lock(&ep->lock);
+	if (ep->xf_held) {
+		if (ep->xf_wait_tail)
+			ep->xf_wait_tail->next = ep->xf_held;
+		else
+			ep->xf_wait = ep->xf_held;
+		ep->xf_wait_tail = ep->xf_held_tail;
+		ep->xf_held = ep->xf_held_tail = NULL;
+		ep->xf_nheld = 0;
+		ep_xfer_progress(ep);
+	}
+	pthread_mutex_unlock(&ep->lock);
 }
 
 struct rpcrdma_xfer *rpcrdma_ep_xfer_done(struct rpcrdma_ep *ep)

@@ -455,7 +455,8 @@ enum clnt_stat ct_decode(struct ct *ct, struct ct_slot *s, xdrproc_t xres,
 			 void *resp, struct rpc_err *err, bool *refresh);
 
 /* --- clnt_marshal.c --- */
-bool ct_encode(struct ct *ct, struct ct_slot *s, uint32_t xid, rpcproc_t proc,
+bool ct_encode(struct ct *ct, struct ct_slot *s,
+	       const uint8_t hdr[CT_CALLHDR_LEN], rpcproc_t proc,
 	       xdrproc_t xargs, void *argsp);
 bool ct_set_hint(struct ct *ct, const struct rpcrdma_proc_reply *r);
 bool ct_set_ddp(struct ct *ct, const struct rpcrdma_proc_ddp *r);
@@ -482,11 +483,23 @@ int ct_first_connect(struct ct *ct, const char *host, rpcprog_t prog,
 void ct_unpromise(struct ct *ct);
 
 /* --- clnt_call.c --- */
+/* A call's deadline, taken under ct->lock by its first connect step (the
+ * CLIENT's CLSET_TIMEOUT read there, no lock of its own) and kept across
+ * the call's retries. */
+struct ct_when {
+	struct timeval timeout; /* the caller's */
+	struct timespec dl;
+	uint64_t now_us;	/* when dl was taken */
+	bool set;
+};
+/* Takes w's deadline unless taken (ct->lock held). */
+void ct_when_take(struct ct *ct, struct ct_when *w);
+/* One attempt; err and lim are also kept as the CLIENT's last error
+ * (clnt_geterr, rpcrdma_clnt_errtext). */
 enum clnt_stat ct_call_once(struct ct *ct, rpcproc_t proc, xdrproc_t xargs,
 			    void *argsp, xdrproc_t xres, void *resp,
-			    const struct timespec *dl, uint64_t now_us,
-			    struct rpc_err *err, struct ct_limit *lim,
-			    bool *refresh);
+			    struct ct_when *w, struct rpc_err *err,
+			    struct ct_limit *lim, bool *refresh);
 
 /* --- clnt_bc.c --- */
 extern const struct xp_ops ct_bc_ops;

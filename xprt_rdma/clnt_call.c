@@ -11,7 +11,20 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <arpa/inet.h>
 #include "clnt.h"
+
+void ct_when_take(struct ct *ct, struct ct_when *w)
+{
+	struct timeval tv;
+
+	if (w->set)
+		return;
+	tv = ct->wait_set || !xprt_timeval_ok(&w->timeout) ? ct->wait
+							   : w->timeout;
+	w->now_us = xprt_deadline_after(&w->dl, &tv);
+	w->set = true;
+}
 
 /* Takes a credit and a slot (ct->lock held). */
 static int ct_get_slot(struct ct *ct, const struct timespec *dl,
@@ -75,8 +88,10 @@ struct ct_call {
 	rpcproc_t proc;
 	xdrproc_t xargs, xres;
 	void *argsp, *resp;
-	const struct timespec *dl;
+	struct ct_when *when;
+	const struct timespec *dl; /* &when->dl, once taken */
 	uint64_t now_us;       /* when the deadline was taken */
+	uint8_t callhdr[CT_CALLHDR_LEN]; /* with the XID */
 	struct rpc_err *err;
 	struct ct_limit *lim;
 	bool *refresh;
@@ -97,6 +112,9 @@ static int ct_call_connect(struct ct_call *c)
 	int rc;
 
 	pthread_mutex_lock(&ct->lock);
+	ct_when_take(ct, c->when);
+	c->dl = &c->when->dl;
+	c->now_us = c->when->now_us;
 	for (;;) {
 		rc = ct_ensure_conn(ct, c->dl, c->now_us);
 		if (rc) {
@@ -118,6 +136,12 @@ static int ct_call_connect(struct ct_call *c)
 	c->ep = ct->ep;
 	s->xid = ct_next_xid(ct, s);
 	ct->last_xid = s->xid;
+	memcpy(c->callhdr, ct->callhdr, sizeof(c->callhdr));
+	{
+		uint32_t nxid = htonl(s->xid);
+
+		memcpy(c->callhdr, &nxid, sizeof(nxid));
+	}
 	s->reply_hint = ct_reply_hint(ct, c->proc);
 	i = ct_hint_index(ct, c->proc);
 	s->ddp_items = i < ct->nhints && ct->opts.ddp_threshold
@@ -140,7 +164,7 @@ static int ct_call_prepare(struct ct_call *c)
 		c->fail = CT_FAIL_MEMORY;
 		return rc;
 	}
-	if (!ct_encode(c->ct, s, s->xid, c->proc, c->xargs, c->argsp)) {
+	if (!ct_encode(c->ct, s, c->callhdr, c->proc, c->xargs, c->argsp)) {
 		c->fail = CT_FAIL_ENCODE;
 		if (rpcrdma_xdrgrow_over(&s->xdr)) {
 			c->lim->kind = CT_LIM_CALL;
@@ -298,12 +322,23 @@ static int ct_call_finish(struct ct_call *c)
 	return 0;
 }
 
-/* Gives the call's slot back with its credit. */
-static void ct_call_release(struct ct_call *c)
+/* The CLIENT's last error (ct->lock held). */
+static void ct_keep_error(struct ct *ct, const struct rpc_err *err,
+			  const struct ct_limit *lim)
+{
+	ct->error = *err;
+	ct->limit = *lim;
+}
+
+/* Gives the call's slot back with its credit; with err, keeps it as the
+ * CLIENT's last error under the same lock. */
+static void ct_call_release(struct ct_call *c, const struct rpc_err *err)
 {
 	slot_dereg(c->s);
 	pthread_mutex_lock(&c->ct->lock);
 	slot_free(c->ct, c->s);
+	if (err)
+		ct_keep_error(c->ct, err, c->lim);
 	pthread_mutex_unlock(&c->ct->lock);
 }
 
@@ -377,11 +412,23 @@ static enum clnt_stat ct_call_stat(const struct ct_call *c, int rc,
 	return st;
 }
 
+/* The stat of a call that failed at c->fail with rc, kept as the
+ * CLIENT's last error (the slot already given back or abandoned). */
+static enum clnt_stat ct_call_fail_keep(struct ct_call *c, int rc,
+					struct rpc_err *err)
+{
+	enum clnt_stat st = ct_call_stat(c, rc, err);
+
+	pthread_mutex_lock(&c->ct->lock);
+	ct_keep_error(c->ct, err, c->lim);
+	pthread_mutex_unlock(&c->ct->lock);
+	return st;
+}
+
 enum clnt_stat ct_call_once(struct ct *ct, rpcproc_t proc, xdrproc_t xargs,
 			    void *argsp, xdrproc_t xres, void *resp,
-			    const struct timespec *dl, uint64_t now_us,
-			    struct rpc_err *err, struct ct_limit *lim,
-			    bool *refresh)
+			    struct ct_when *w, struct rpc_err *err,
+			    struct ct_limit *lim, bool *refresh)
 {
 	struct ct_call c = {
 	    .ct = ct,
@@ -390,38 +437,38 @@ enum clnt_stat ct_call_once(struct ct *ct, rpcproc_t proc, xdrproc_t xargs,
 	    .argsp = argsp,
 	    .xres = xres,
 	    .resp = resp,
-	    .dl = dl,
-	    .now_us = now_us,
+	    .when = w,
 	    .err = err,
 	    .lim = lim,
 	    .refresh = refresh,
 	    .st = RPC_SUCCESS,
 	};
 	bool retried = false;
+	enum clnt_stat st;
 	int rc;
 
 	memset(err, 0, sizeof(*err));
 retry:
 	rc = ct_call_connect(&c);
-	if (rc)
-		goto out;
+	if (rc) /* no slot */
+		return ct_call_fail_keep(&c, rc, err);
 	rc = ct_call_prepare(&c);
 	if (!rc) {
 		rc = ct_call_send(&c);
 		if (rc == -EAGAIN && !retried) {
 			/* Nothing was sent: once more on a new one. */
 			retried = true;
-			ct_call_release(&c);
+			ct_call_release(&c, NULL);
 			goto retry;
 		}
 	}
 	if (!rc) {
 		rc = ct_call_wait(&c);
 		if (rc) /* abandoned: the slot is no longer ours */
-			return ct_call_stat(&c, rc, err);
+			return ct_call_fail_keep(&c, rc, err);
 		rc = ct_call_finish(&c);
 	}
-	ct_call_release(&c);
-out:
-	return rc ? ct_call_stat(&c, rc, err) : c.st;
+	st = rc ? ct_call_stat(&c, rc, err) : c.st;
+	ct_call_release(&c, err);
+	return st;
 }

@@ -384,11 +384,8 @@ void ct_zc_expose(struct ct *ct, struct rpcrdma_ep *ep,
 	uint32_t n = rpcrdma_xdrgrow_items(&s->xdr, &items), i, c;
 	bool chunked = plan->kind == RPCRDMA_CALL_READ ||
 		       plan->kind == RPCRDMA_CALL_LONG_READ;
-	bool wins;
+	int wins = -1; /* read under ct->lock at the first chunk only */
 
-	pthread_mutex_lock(&ct->lock);
-	wins = !ct->no_windows && rpcrdma_ep_windows(ep);
-	pthread_mutex_unlock(&ct->lock);
 	memset(zc, 0, plan->nchunks);
 	for (i = 0; i < n; i++) {
 		void *ext = (void *)(uintptr_t)rpcrdma_xdrgrow_item_ext(
@@ -402,6 +399,12 @@ void ct_zc_expose(struct ct *ct, struct rpcrdma_ep *ep,
 			if (plan->chunks[c].offset == items[i].offset)
 				break;
 		if (chunked && c < plan->nchunks && k < CT_ZC_MAX) {
+			if (wins < 0) {
+				pthread_mutex_lock(&ct->lock);
+				wins = !ct->no_windows &&
+				       rpcrdma_ep_windows(ep);
+				pthread_mutex_unlock(&ct->lock);
+			}
 			if (wins)
 				rc = rpcrdma_win_create(
 				    ep, ext, len, RPCRDMA_ACCESS_REMOTE_READ,

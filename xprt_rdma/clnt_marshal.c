@@ -27,24 +27,21 @@
 #include "clnt.h"
 #include "lib/chunks.h"
 
-/* Encodes the call into the slot: header, procedure, credentials, args. */
-bool ct_encode(struct ct *ct, struct ct_slot *s, uint32_t xid,
-		      rpcproc_t proc, xdrproc_t xargs, void *argsp)
+/* Encodes the call into the slot: header (hdr, its XID set: copied
+ * under ct->lock with the slot, since CLSET_PROG/VERS may change it),
+ * procedure, credentials, args. */
+bool ct_encode(struct ct *ct, struct ct_slot *s,
+	       const uint8_t hdr[CT_CALLHDR_LEN], rpcproc_t proc,
+	       xdrproc_t xargs, void *argsp)
 {
 	AUTH *auth = ct->clnt.cl_auth;
-	uint8_t hdr[CT_CALLHDR_LEN];
 	int32_t p = (int32_t)proc;
-	uint32_t nxid = htonl(xid);
 	bool ok;
 
-	pthread_mutex_lock(&ct->lock);
-	memcpy(hdr, ct->callhdr, sizeof(hdr));
-	pthread_mutex_unlock(&ct->lock);
-	memcpy(hdr, &nxid, sizeof(nxid));
 	pthread_mutex_lock(&ct->auth_lock);
 	rpcrdma_xdrgrow_set_ddp(&s->xdr, 0);
 	rpcrdma_xdrgrow_set_zc(&s->xdr, 0);
-	ok = XDR_PUTBYTES(&s->xdr, (char *)hdr, sizeof(hdr)) &&
+	ok = XDR_PUTBYTES(&s->xdr, (char *)hdr, CT_CALLHDR_LEN) &&
 	     XDR_PUTINT32(&s->xdr, &p) && AUTH_MARSHALL(auth, &s->xdr);
 	/* Items are the arguments' only: the header and credentials are
 	 * not DDP-eligible (RFC 8166 section 3.4.2). */

@@ -47,41 +47,33 @@ static enum clnt_stat clnt_rdma_call(CLIENT *cl, rpcproc_t proc,
 				     struct timeval timeout)
 {
 	struct ct *ct = to_ct(cl);
+	struct ct_when w = {.timeout = timeout};
 	int refreshes = CT_REFRESHES;
-	struct timespec dl;
 	struct rpc_err err;
 	struct ct_limit lim;
 	enum clnt_stat st;
-	struct timeval tv;
-	uint64_t now;
 	bool refresh, gss;
 
-	pthread_mutex_lock(&ct->lock);
-	if (ct->wait_set || !xprt_timeval_ok(&timeout))
-		tv = ct->wait;
-	else
-		tv = timeout;
-	pthread_mutex_unlock(&ct->lock);
-	now = xprt_deadline_after(&dl, &tv);
 	/* RPCSEC_GSS checks a reply against the AUTH's current sequence
 	 * number, the last one MARSHALL took: its calls go one at a time,
 	 * as over libtirpc's own transports. */
 	gss = cl->cl_auth->ah_cred.oa_flavor == RPCSEC_GSS;
-	if (gss)
+	if (gss) {
+		/* The deadline runs from here, the wait for the others'
+		 * calls included. */
+		pthread_mutex_lock(&ct->lock);
+		ct_when_take(ct, &w);
+		pthread_mutex_unlock(&ct->lock);
 		pthread_mutex_lock(&ct->gss_lock);
+	}
 	do {
 		refresh = false;
 		memset(&lim, 0, sizeof(lim));
-		st = ct_call_once(ct, proc, xargs, argsp, xres, resp, &dl, now,
-				  &err, &lim, &refresh);
+		st = ct_call_once(ct, proc, xargs, argsp, xres, resp, &w, &err,
+				  &lim, &refresh);
 	} while (st == RPC_AUTHERROR && refresh && refreshes-- > 0);
 	if (gss)
 		pthread_mutex_unlock(&ct->gss_lock);
-
-	pthread_mutex_lock(&ct->lock);
-	ct->error = err;
-	ct->limit = lim;
-	pthread_mutex_unlock(&ct->lock);
 	return st;
 }
 

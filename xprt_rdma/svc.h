@@ -42,6 +42,8 @@ void pool_member_leave(struct svc_member *m);
  * Probed at most once per call handed out. Outside a pool: false.
  */
 bool pool_thread_dirty(void);
+/* Whether this thread is a pool worker. */
+bool pool_in_worker(void);
 /* A call is being handed to the dispatch function: the next
  * pool_thread_dirty probes again. */
 void pool_call_begin(void);

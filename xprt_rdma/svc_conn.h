@@ -136,6 +136,7 @@ struct svc_conn {
 	enum rpcrdma_close_why close_why; /* and its reason */
 	uint32_t grant_max;		/* largest grant sent so far */
 	uint32_t rounds;		/* xp_recv rounds in a row */
+	uint32_t nheld;			/* replies held for one doorbell */
 
 	struct svc_call *calls;		/* ncalls contexts */
 	uint32_t ncalls, inuse;

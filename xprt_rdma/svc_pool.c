@@ -83,6 +83,11 @@ static bool cred_poisoned(int fd)
 	return fd >= 0 && write(fd, "", 0) < 0 && errno == EACCES;
 }
 
+bool pool_in_worker(void)
+{
+	return in_worker;
+}
+
 bool pool_thread_dirty(void)
 {
 	if (!in_worker)

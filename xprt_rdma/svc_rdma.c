@@ -88,9 +88,24 @@ static const char *netid_of(const struct sockaddr *sa)
 
 /* ---- connection transport ---- */
 
+static enum xprt_stat conn_state(struct svc_conn *c);
+
+/* The replies held for one doorbell go before svc_run sleeps, serves
+ * another transport or destroys this one (svc_send.c, call_send). */
 static enum xprt_stat conn_stat(SVCXPRT *xprt)
 {
 	struct svc_conn *c = to_conn(xprt);
+	enum xprt_stat st = conn_state(c);
+
+	if (c->nheld && st != XPRT_MOREREQS) {
+		rpcrdma_ep_xfer_flush(c->ep);
+		c->nheld = 0;
+	}
+	return st;
+}
+
+static enum xprt_stat conn_state(struct svc_conn *c)
+{
 
 	bc_dispatching(c, false);
 	if (pool_after_dispatch()) {

@@ -81,7 +81,16 @@ static int call_send(struct svc_call *k, const struct rpcrdma_msg *m,
 	/* From a poisoned pool worker the Send waits for a clean thread's
 	 * reap (conn_stat kicks the connection to get one). */
 	k->xfer.defer = pool_thread_dirty();
+	/* svc_run's thread with more calls of this connection ready: the
+	 * reply waits for theirs (conn_stat posts them all with one
+	 * doorbell, a system call on rxe and siw, at the end of the
+	 * connection's turn, at most SVC_ROUNDS calls later). Never when
+	 * nothing else is ready, so a lone call's reply goes at once. */
+	k->xfer.hold = !k->xfer.defer && !pool_in_worker() &&
+		       (c->ready || rpcrdma_ep_rx_pending(c->ep));
 	rc = rpcrdma_ep_xfer_start(c->ep, &k->xfer);
+	if (!rc && k->xfer.hold)
+		c->nheld++;
 	if (rc) {
 		conn_send_failed(c, rc);
 		call_put(k);

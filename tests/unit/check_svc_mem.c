@@ -171,6 +171,13 @@ struct rpcrdma_xfer *rpcrdma_ep_xfer_done(struct rpcrdma_ep *ep)
 	return done[ndone_head++ % QMAX];
 }
 
+/* Every message is handed over as it comes: no reply is held. */
+bool rpcrdma_ep_rx_pending(const struct rpcrdma_ep *ep)
+{
+	(void)ep;
+	return false;
+}
+
 bool rpcrdma_ep_xfers_ready(struct rpcrdma_ep *ep)
 {
 	(void)ep;
@@ -226,6 +233,11 @@ void bc_dispatching(struct svc_conn *c, bool on)
 }
 
 bool pool_thread_dirty(void)
+{
+	return false;
+}
+
+bool pool_in_worker(void)
 {
 	return false;
 }
