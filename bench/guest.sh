@@ -304,15 +304,35 @@ else
 fi
 # cost_run NETID TAG SPEC...: perf stat of rb_client SPEC and, over the
 # same span, of the running server, into cost.NETID.TAG.{client,server}.
+# verbs_srv: the running server's verbs counters (rpcrdma-stat's totals):
+# doorbells, send WRs, completions, receives.
+verbs_srv() {
+	"$build/tools/rpcrdma-stat" -a "$spid" 2>/dev/null |
+		sed -n '/totals:/,/connection /p' | tr ',' '\n' | awk '
+		{ for (i = 1; i < NF; i++) v[$i] = $(i + 1) }
+		END { printf "%d %d %d %d", v["sq_doorbells"], v["sq_wrs"],
+			v["cq_reaped"], v["rq_wrs"] }'
+}
 cost_run() {
-	local netid=$1 tag=$2 o
+	local netid=$1 tag=$2 o v0 v1
 	shift 2
+	[ "$netid" = rdma ] && v0=$(verbs_srv)
 	o=$(timeout 300 perf stat -x, -e raw_syscalls:sys_enter -e context-switches \
 		-p "$spid" -o "$out/cost.$netid.$tag.server" -- \
 		perf stat -x, -e raw_syscalls:sys_enter -e context-switches \
 		-o "$out/cost.$netid.$tag.client" \
 		"$cli" -n "$netid" "$B" "$@" 2>&1) ||
 		die "perf stat of rb_client $* over $netid: $o"
+	[ "$netid" = rdma ] || return 0
+	# The verbs work of each side over the run: the client's whole run
+	# (its VERBS line), the server's difference.
+	v1=$(verbs_srv)
+	echo "$o" | sed -n 's/^VERBS //p' | tr ' ' '\n' | cut -d= -f2 |
+		paste -sd' ' >"$out/verbs.$tag.client"
+	echo "$v0 $v1" | awk '{ print $5 - $1, $6 - $2, $7 - $3, $8 - $4 }' \
+		>"$out/verbs.$tag.server"
+	[ "$(wc -w <"$out/verbs.$tag.client")" = 4 ] ||
+		die "rb_client over rdma printed no VERBS line: $o"
 }
 # cost_rec NETID INFLIGHT CALLS: the per-call difference of the runs
 # tagged 1 and 2 (CALLS more calls in the second), recorded.
@@ -330,6 +350,16 @@ cost_rec() {
 	rec "$(echo "${@:4}" | awk -v n="$3" -v net="$1" -v fl="$2" '{
 		printf "cost netid=%s inflight=%s calls=%d client_syscalls=%.2f client_csw=%.2f server_syscalls=%.2f server_csw=%.2f",
 			net, fl, n, ($5 - $1) / n, ($6 - $2) / n, ($7 - $3) / n, ($8 - $4) / n }')"
+	[ "$1" = rdma ] || return 0
+	rec "$(cat "$out/verbs.$2.1.client" "$out/verbs.$2.1.server" \
+		"$out/verbs.$2.2.client" "$out/verbs.$2.2.server" | paste -sd' ' |
+		awk -v n="$3" -v fl="$2" '{
+		split("doorbells wrs cqes recvs", k, " ")
+		printf "verbs netid=rdma inflight=%s calls=%d", fl, n
+		for (i = 1; i <= 4; i++)
+			printf " client_%s=%.2f server_%s=%.2f", k[i],
+				($(8 + i) - $i) / n, k[i], ($(12 + i) - $(4 + i)) / n
+	}')"
 }
 # The first perf event of a kind switches a static key on and the last
 # one off (the syscall tracepoint, the context-switch count, and for

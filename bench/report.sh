@@ -274,6 +274,23 @@ for fl in 1 32; do
 		done
 	done
 done
+# The verbs work behind a NULL call, each side (engine counters): no tcp
+# reference; the client's doorbells at 32 in flight show how many callers
+# shared one.
+for fl in 1 32; do
+	for what in doorbells wrs cqes recvs; do
+		case $what in
+		doorbells) name="send doorbells (ibv_post_send)" ;;
+		wrs) name="send work requests" ;;
+		cqes) name="completions reaped" ;;
+		recvs) name="receives posted" ;;
+		esac
+		cv=$(get verbs inflight=$fl client_$what)
+		sv=$(get verbs inflight=$fl server_$what)
+		row "$name per NULL call, $fl in flight (client; server)" \
+			"$cv; $sv" "-" "-" "-"
+	done
+done
 echo
 echo "Where the user-space instructions go (callgrind, self cost, top 8):"
 for side in client server; do

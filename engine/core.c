@@ -195,6 +195,8 @@ int ep_reap(struct rpcrdma_ep *ep)
 		}
 		for (i = 0; i < n; i++)
 			got += ep_wc(ep, &wc[i]);
+		if (n > 0)
+			RPCRDMA_STAT_ADD(ep, cq_reaped, (uint64_t)n);
 	} while (n == EP_POLL_BATCH);
 	if (ep->stallfd >= 0 && ep->sq_done != done)
 		ep->sq_progress_ms = ep_now_ms();

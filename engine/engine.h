@@ -365,8 +365,13 @@ struct rpcrdma_xfer {
 	/* The engine's own. */
 	struct ibv_mr *mr;
 	bool bounce;				/* small Writes: their bytes
-						 * copied into the send ring,
-						 * no registration */
+						 * copied into the send ring;
+						 * small Reads: read into the
+						 * endpoint's read buffers,
+						 * then copied; neither
+						 * registered */
+	uint32_t rb_n;				/* read buffers taken */
+	uint32_t rb_len[RPCRDMA_MAX_BINDS];	/* bytes read into each */
 	uint32_t part;				/* part being posted */
 	uint32_t seg;				/* next segment to post */
 	uint64_t seg_off, posted;		/* progress in it / in part */

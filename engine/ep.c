@@ -200,6 +200,8 @@ void ep_free(struct rpcrdma_ep *ep)
 		ibv_destroy_comp_channel(ep->comp_ch);
 	if (ep->tx_mr)
 		ep_mr_dereg(ep, ep->tx_mr);
+	if (ep->rb_mr)
+		ep_mr_dereg(ep, ep->rb_mr);
 	if (ep->rx_mr)
 		ep_mr_dereg(ep, ep->rx_mr);
 	if (ep->pd)
@@ -213,6 +215,8 @@ void ep_free(struct rpcrdma_ep *ep)
 		ep_device_gone(gone);
 	free(ep->tx_seq);
 	free(ep->tx_mem);
+	free(ep->rb_mem);
+	free(ep->wrq);
 	free(ep->rxq);
 	free(ep->rx);
 	free(ep->rx_mem);

@@ -122,12 +122,26 @@ struct rpcrdma_ep {
 	 * (xfer.c, and the tests' synchronous ep_rdma, tests/vm/ep_sync.c)
 	 * keep within ep_rd_depth. */
 	uint32_t sq_depth, signal_every;
+	/* Posts combined (send.c, client endpoints): while one thread is in
+	 * ibv_post_send without the lock, the others' WRs are copied into
+	 * wrq (by sequence number) and chained on pend for it to post. */
+	bool posting;
+	struct ep_wrq *wrq;
+	struct ibv_send_wr *pend_head, *pend_tail;
 	uint64_t sq_seq;		/* last posted */
 	uint64_t sq_done;		/* all up to here completed */
 	uint64_t sq_max;		/* highest completion seen */
 	uint64_t sq_last_signaled;
 	uint64_t rdq[EP_MAX_RD_WINDOW];	/* RDMA Reads posted, not completed */
 	uint32_t rdq_head, rdq_count;
+	/* Small RDMA Reads land here (xfer.c, bounced reads): EP_RB_SLOTS
+	 * buffers of tx_size, registered at the first such read (local
+	 * write only: never on iWARP, whose sinks the peer may write),
+	 * taken and given back in order. */
+	uint8_t *rb_mem;
+	struct ibv_mr *rb_mr;
+	bool rb_failed;			/* its registration would not go */
+	uint32_t rb_head, rb_count;
 
 	/* Transfers (xfer.c): waiting to be posted (FIFO), posted (in
 	 * sequence order), done. */
@@ -292,6 +306,25 @@ struct ep_tx_send {
 EP_HIDDEN int ep_tx_post_sends(struct rpcrdma_ep *ep,
 			       const struct ep_tx_send *s, uint32_t n,
 			       uint64_t *seqs, uint32_t *posted);
+#define EP_RB_SLOTS	16u
+/* A WR queued for the posting thread, its scatter list with it. */
+#define EP_WRQ_SGE	2u
+struct ep_wrq {
+	struct ibv_send_wr wr;
+	struct ibv_sge sge[EP_WRQ_SGE];
+};
+/* Starts a combined post (lock held): true when this thread is to post
+ * what it and others queue, by ep_sq_flush_unlock. */
+EP_HIDDEN bool ep_combine_begin(struct rpcrdma_ep *ep);
+/* Posts the queued WRs, the lock dropped around each ibv_post_send,
+ * until none is left; returns with the lock released: 0 or -errno. */
+EP_HIDDEN int ep_sq_flush_unlock(struct rpcrdma_ep *ep, int ret);
+/* Waits (lock held, dropped meanwhile) until no thread posts without
+ * the lock: a window's bind must be posted directly, since the provider
+ * reads the window's current key (mw->rkey) when it is posted, and we
+ * move that key on as soon as ibv_post_send returns (rxe). Callers wait
+ * before they take any ring slot. */
+EP_HIDDEN void ep_post_quiesce(struct rpcrdma_ep *ep);
 /* Whether n more buffers of the send ring are free. Lock held. */
 static inline bool ep_tx_free(const struct rpcrdma_ep *ep, uint32_t n)
 {

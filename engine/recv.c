@@ -33,6 +33,7 @@ int ep_post_recv(struct rpcrdma_ep *ep, uint32_t idx)
 		__atomic_sub_fetch(&ep->rx_posted, 1, __ATOMIC_RELAXED);
 		return -ret;
 	}
+	RPCRDMA_STAT_ADD(ep, rq_wrs, 1);
 	return 0;
 }
 

@@ -250,6 +250,7 @@ int rpcrdma_ep_send_bind(struct rpcrdma_ep *ep, const struct iovec *iov,
 	}
 
 	pthread_mutex_lock(&ep->lock);
+	ep_post_quiesce(ep);
 	ret = ep_sq_room_within(ep, nb + 1, true, timeout_ms);
 	if (!ret) {
 		/* The binds chained before the Send: one doorbell. */
@@ -295,6 +296,8 @@ int rpcrdma_win_invalidate_post(struct rpcrdma_win *w)
 		wr.invalidate_rkey = w->mw->rkey;
 	}
 	pthread_mutex_lock(&ep->lock);
+	if (w->type1)
+		ep_post_quiesce(ep);
 	ret = ep_sq_room_now(ep, 1, false);
 	if (!ret)
 		ret = rpcrdma_ep_sq_post(ep, &wr, true);

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -96,6 +97,10 @@ static int ep_sq_post_n(struct rpcrdma_ep *ep, struct ibv_send_wr *const *wrs,
 	uint32_t i, done = n;
 	int ret;
 
+	for (i = 0; i < n; i++)
+		if (ep->posting && (wrs[i]->num_sge > (int)EP_WRQ_SGE ||
+				    wrs[i]->opcode == IBV_WR_BIND_MW))
+			return -EINVAL;	/* ep_post_quiesce first */
 	for (i = 0; i < n; i++) {
 		struct ibv_send_wr *wr = wrs[i];
 		uint64_t seq = ep->sq_seq + 1 + i;
@@ -120,9 +125,33 @@ static int ep_sq_post_n(struct rpcrdma_ep *ep, struct ibv_send_wr *const *wrs,
 		wr->send_flags = signal ? IBV_SEND_SIGNALED : 0;
 		wr->next = i + 1 < n ? wrs[i + 1] : NULL;
 	}
-	ep_sigpipe_hold(ep->iwarp, &g);
-	ret = ibv_post_send(ep->qp, wrs[0], &bad);
-	ep_sigpipe_release(&g);
+	if (ep->posting) {
+		/* Another thread is posting without the lock: ours go after
+		 * its, in sequence order, by its hand (ep_sq_flush_unlock).
+		 * A failure there takes the connection down. */
+		for (i = 0; i < n; i++) {
+			struct ep_wrq *q =
+				&ep->wrq[(ep->sq_seq + 1 + i) % ep->sq_depth];
+
+			q->wr = *wrs[i];
+			if (q->wr.num_sge > 0)
+				memcpy(q->sge, wrs[i]->sg_list,
+				       (size_t)q->wr.num_sge * sizeof(q->sge[0]));
+			q->wr.sg_list = q->sge;
+			q->wr.next = NULL;
+			if (ep->pend_tail)
+				ep->pend_tail->next = &q->wr;
+			else
+				ep->pend_head = &q->wr;
+			ep->pend_tail = &q->wr;
+		}
+		ret = 0;
+	} else {
+		ep_sigpipe_hold(ep->iwarp, &g);
+		ret = ibv_post_send(ep->qp, wrs[0], &bad);
+		ep_sigpipe_release(&g);
+		RPCRDMA_STAT_ADD(ep, sq_doorbells, 1);
+	}
 	if (ret) {
 		/* Those before *bad are on the queue. No *bad (rxe, when its
 		 * doorbell fails: the kernel refused this thread's command)
@@ -143,6 +172,7 @@ static int ep_sq_post_n(struct rpcrdma_ep *ep, struct ibv_send_wr *const *wrs,
 				EP_MAX_RD_WINDOW] = wr->wr_id;
 	}
 	ep->sq_seq += done;
+	RPCRDMA_STAT_ADD(ep, sq_wrs, done);
 	if (done && ep->stallfd >= 0 && ep_sq_signaled_out(ep)) {
 		/* The deadline runs from the first signaled WR on an idle
 		 * queue. Unsignaled WRs alone (a reply's Send) arm nothing:
@@ -154,6 +184,73 @@ static int ep_sq_post_n(struct rpcrdma_ep *ep, struct ibv_send_wr *const *wrs,
 	}
 	*posted = done;
 	return -ret;
+}
+
+bool ep_combine_begin(struct rpcrdma_ep *ep)
+{
+	/* A server's endpoints post from one thread at a time (svc_run's,
+	 * or a pool worker's): nothing to combine. */
+	if (ep->listener || ep->posting || !ep->qp)
+		return false;
+	if (!ep->wrq) {
+		ep->wrq = calloc(ep->sq_depth, sizeof(*ep->wrq));
+		if (!ep->wrq)
+			return false;
+	}
+	ep->posting = true;
+	return true;
+}
+
+/*
+ * The combining thread (ep_combine_begin) posts its own WRs, queued like
+ * the others', and those queued while it was in ibv_post_send: one
+ * doorbell (a system call on rxe and siw) for all that came meanwhile,
+ * and no sender waits on the lock while a doorbell rings. The client's
+ * callers each rang their own with the lock held: at 32 calls in flight
+ * on one CLIENT that lock was the futex calls beyond a caller's sleep
+ * and wake-up.
+ */
+int ep_sq_flush_unlock(struct rpcrdma_ep *ep, int ret)
+{
+	while (ep->pend_head) {
+		struct ibv_send_wr *first = ep->pend_head, *bad = NULL;
+		struct ep_sigpipe g;
+		int r;
+
+		ep->pend_head = ep->pend_tail = NULL;
+		pthread_mutex_unlock(&ep->lock);
+		ep_sigpipe_hold(ep->iwarp, &g);
+		r = ibv_post_send(ep->qp, first, &bad);
+		ep_sigpipe_release(&g);
+		pthread_mutex_lock(&ep->lock);
+		RPCRDMA_STAT_ADD(ep, sq_doorbells, 1);
+		if (r) {
+			/* Counted as posted when queued: none completes now,
+			 * and the connection goes with them. */
+			ep_count_errno(ep, r);
+			ep->pend_head = ep->pend_tail = NULL;
+			if (ep->qp)
+				ep_qp_to_error(ep->qp);
+			ep_down_why(ep, -r, RPCRDMA_CLOSE_INTERNAL);
+			if (!ret)
+				ret = -r;
+			break;
+		}
+	}
+	ep->posting = false;
+	if (ep->tx_waiters)
+		pthread_cond_broadcast(&ep->tx_cond);
+	pthread_mutex_unlock(&ep->lock);
+	return ret;
+}
+
+void ep_post_quiesce(struct rpcrdma_ep *ep)
+{
+	while (ep->posting) {
+		ep->tx_waiters++;
+		pthread_cond_wait(&ep->tx_cond, &ep->lock);
+		ep->tx_waiters--;
+	}
 }
 
 int rpcrdma_ep_sq_post(struct rpcrdma_ep *ep, struct ibv_send_wr *wr,
@@ -191,8 +288,13 @@ int rpcrdma_ep_send_within(struct rpcrdma_ep *ep, const struct iovec *iov,
 
 	pthread_mutex_lock(&ep->lock);
 	ret = ep_sq_room_within(ep, 1, true, timeout_ms);
-	if (!ret)
+	if (!ret) {
+		bool combine = ep_combine_begin(ep);
+
 		ret = ep_tx_post(ep, iov, iovcnt, inv_rkey, false);
+		if (combine)
+			return ep_sq_flush_unlock(ep, ret);
+	}
 	pthread_mutex_unlock(&ep->lock);
 	return ret;
 }

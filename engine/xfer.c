@@ -21,6 +21,7 @@
  */
 #include <errno.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ep_int.h"
@@ -72,6 +73,24 @@ static void xf_dereg_failed(struct rpcrdma_ep *ep)
  * caller's ep_xfer_progress then fails what remains. */
 static void xf_finish(struct rpcrdma_ep *ep, struct rpcrdma_xfer *x, int st)
 {
+	if (x->read && x->bounce) {
+		/* Its buffers were taken in order, and transfers finish in
+		 * the order they were posted: they are at rb_head. */
+		uint64_t off = 0;
+
+		for (uint32_t i = 0; i < x->rb_n; i++) {
+			uint32_t slot = (ep->rb_head + i) % EP_RB_SLOTS;
+
+			if (st == 0)
+				memcpy((uint8_t *)x->local + off,
+				       ep->rb_mem + (size_t)slot * ep->tx_size,
+				       x->rb_len[i]);
+			off += x->rb_len[i];
+		}
+		ep->rb_head = (ep->rb_head + x->rb_n) % EP_RB_SLOTS;
+		ep->rb_count -= x->rb_n;
+		x->rb_n = 0;
+	}
 	if (x->mr) {
 		if (ep_mr_dereg(ep, x->mr))
 			xf_dereg_failed(ep);
@@ -211,7 +230,19 @@ static bool xf_bounces(const struct rpcrdma_ep *ep, struct rpcrdma_xfer *x)
 	struct xf_cursor c = {0};
 	int n;
 
-	if (x->read || !x->len || !x->send_cnt ||
+	if (x->read) {
+		/* Read buffers: registered once (rb_setup), never on
+		 * iWARP (ep_sink_access). */
+		if (ep->iwarp ||
+		    __atomic_load_n(&ep->rb_failed, __ATOMIC_RELAXED) ||
+		    x->len > (uint64_t)EP_PRE_MAX * ep->tx_size)
+			return false;
+		x->bounce = true;
+		n = xf_gather(ep, x, &c, wrs, sges);
+		x->bounce = n >= 0 && n <= (int)EP_PRE_MAX;
+		return x->bounce;
+	}
+	if (!x->len || !x->send_cnt ||
 	    x->moved > (uint64_t)EP_PRE_MAX * ep->tx_size ||
 	    ep->ntx < 2 * (EP_PRE_MAX + 1))
 		return false;
@@ -219,6 +250,35 @@ static bool xf_bounces(const struct rpcrdma_ep *ep, struct rpcrdma_xfer *x)
 	n = xf_gather(ep, x, &c, wrs, sges);
 	x->bounce = n >= 0 && n <= (int)EP_PRE_MAX;
 	return x->bounce;
+}
+
+/* The read buffers, at the first bounced read (lock held): false when
+ * they cannot be had (the read then registers its sink, as before). */
+static bool rb_setup(struct rpcrdma_ep *ep)
+{
+	size_t len = ((size_t)EP_RB_SLOTS * ep->tx_size + 4095) & ~(size_t)4095;
+	int err = -ENOMEM;
+
+	if (ep->rb_mr)
+		return true;
+	if (__atomic_load_n(&ep->rb_failed, __ATOMIC_RELAXED))
+		return false;
+	ep->rb_mem = aligned_alloc(4096, len);
+	if (ep->rb_mem)
+		ep->rb_mr = ep_mr_reg(ep, ep->rb_mem, len,
+				      IBV_ACCESS_LOCAL_WRITE, &err);
+	if (!ep->rb_mr) {
+		free(ep->rb_mem);
+		ep->rb_mem = NULL;
+		/* The locked-memory limit or memory may allow it later;
+		 * anything else (the device refused) will not change. */
+		if (err != -EDQUOT && err != -ENOMEM && err != -EAGAIN)
+			__atomic_store_n(&ep->rb_failed, true,
+					 __ATOMIC_RELAXED);
+		ep_count_errno(ep, -err);
+		return false;
+	}
+	return true;
 }
 
 /*
@@ -295,6 +355,16 @@ static int xf_post_some(struct rpcrdma_ep *ep, struct rpcrdma_xfer *x)
 			return 0;
 		if (x->read && ep->rdq_count >= ep_rd_depth(ep))
 			return 0;
+		if (x->read && x->bounce) {
+			uint32_t slot;
+
+			if (ep->rb_count == EP_RB_SLOTS)
+				return 0;
+			slot = (ep->rb_head + ep->rb_count) % EP_RB_SLOTS;
+			sge.addr = (uint64_t)(uintptr_t)(ep->rb_mem +
+						(size_t)slot * ep->tx_size);
+			sge.lkey = ep->rb_mr->lkey;
+		}
 		/* The end of each part is signaled when no Send follows: one
 		 * of them ends the transfer. */
 		ret = rpcrdma_ep_sq_post(ep, &wr,
@@ -303,6 +373,10 @@ static int xf_post_some(struct rpcrdma_ep *ep, struct rpcrdma_xfer *x)
 			return ret;
 		if (x->read)
 			RPCRDMA_STAT_MAX(ep, reads_inflight_peak, ep->rdq_count);
+		if (x->read && x->bounce) {
+			x->rb_len[x->rb_n++] = sge.length;
+			ep->rb_count++;
+		}
 		x->last_seq = ep->sq_seq;
 		xf_cursor_set(x, &c);
 	}
@@ -406,9 +480,10 @@ static void ep_xfer_progress(struct rpcrdma_ep *ep)
 		}
 		x = xf_pop(&ep->xf_wait, &ep->xf_wait_tail);
 		/* Nothing posted at all (no data, no Send), or only what the
-		 * send ring holds (a Send, bounced Writes): done already. */
+		 * send ring holds (a Send, bounced Writes): done already. A
+		 * bounced Read is done when its Reads complete. */
 		if (!x->last_seq || x->last_seq <= ep->sq_done || !x->len ||
-		    x->bounce)
+		    (x->bounce && !x->read))
 			xf_finish(ep, x, 0);
 		else
 			xf_append(&ep->xf_post, &ep->xf_post_tail, x);
@@ -464,7 +539,16 @@ int rpcrdma_ep_xfer_start(struct rpcrdma_ep *ep, struct rpcrdma_xfer *x)
 		return ep->down_err ? ep->down_err : -ENOTCONN;
 	x->mr = NULL;
 	x->bounce = false;
-	if (x->len && !xf_bounces(ep, x)) {
+	x->rb_n = 0;
+	if (x->len && xf_bounces(ep, x) && x->read) {
+		bool ok;
+
+		pthread_mutex_lock(&ep->lock);
+		ok = rb_setup(ep);
+		pthread_mutex_unlock(&ep->lock);
+		x->bounce = ok;
+	}
+	if (x->len && !x->bounce) {
 		int err;
 
 		x->mr = ep_mr_reg(ep, x->local, (size_t)x->len,

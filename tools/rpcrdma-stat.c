@@ -65,6 +65,7 @@ static const struct counter {
 	C(closes_protocol, 0), C(closes_unreachable, 0),
 	C(handshakes_expired, 0), C(closes_idle, 0), C(closes_evicted, 0),
 	C(calls_waited_memory, 0), C(conn_mem_peak, 1),
+	C(sq_doorbells, 0), C(sq_wrs, 0), C(cq_reaped, 0), C(rq_wrs, 0),
 };
 #define NCOUNTERS (sizeof(counters) / sizeof(counters[0]))
 _Static_assert(NCOUNTERS == sizeof(struct rpcrdma_stats) / sizeof(uint64_t),

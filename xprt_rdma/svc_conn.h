@@ -23,7 +23,8 @@
 
 #define SVC_REPLY_INITIAL	4096u
 #define SVC_BURST		16u	/* messages per xp_recv */
-#define SVC_ROUNDS		4u	/* xp_recv rounds before others' turn */
+#define SVC_ROUNDS		8u	/* xp_recv rounds before others' turn */
+#define SVC_HOLD_MAX		4u	/* replies held for one doorbell */
 #define SVC_KEEP_BYTES		(256u << 10) /* per call, kept while idle */
 #define SVC_KEEP_BIG		4u	/* contexts that keep more between
 					 * calls, until the connection idles
@@ -242,6 +243,9 @@ extern const struct clnt_ops cbc_ops;
 /* svc_recv.c; conn_pump reaches svc_bc.c's bc_wait only as bc->pump,
  * set by conn_create. */
 void conn_pump(struct svc_conn *c, int ms);
+/* Posts the replies held for one doorbell (svc_send.c) and reaps those
+ * done by it. */
+void conn_flush_held(struct svc_conn *c);
 bool_t conn_recv(SVCXPRT *xprt, struct rpc_msg *msg);
 bool_t conn_getargs(SVCXPRT *xprt, xdrproc_t xargs, void *argsp);
 bool_t conn_freeargs(SVCXPRT *xprt, xdrproc_t xargs, void *argsp);

@@ -98,8 +98,10 @@ static enum xprt_stat conn_stat(SVCXPRT *xprt)
 	enum xprt_stat st = conn_state(c);
 
 	if (c->nheld && st != XPRT_MOREREQS) {
-		rpcrdma_ep_xfer_flush(c->ep);
-		c->nheld = 0;
+		conn_flush_held(c);
+		/* What the reap made ready (a call whose Reads were done)
+		 * is work: looked at again. */
+		st = conn_state(c);
 	}
 	return st;
 }

@@ -409,17 +409,32 @@ static bool conn_take_msg(struct svc_conn *c, struct rpcrdma_rx *rx)
 	return true;
 }
 
+void conn_flush_held(struct svc_conn *c)
+{
+	if (!c->nheld)
+		return;
+	rpcrdma_ep_xfer_flush(c->ep);
+	c->nheld = 0;
+	/* A reply that is a Send alone, or whose Writes were bounced, is
+	 * done once posted: its context comes back now, not at the next
+	 * wake-up, which its unsignaled Send would not cause. */
+	conn_reap_xfers(c);
+}
+
 /*
  * A dispatch function of c waits for a backward reply: nobody else
  * serves c meanwhile, so its own thread moves c on, as conn_recv would,
  * for up to ms (forward calls arriving meanwhile wait in the ready queue
- * for the dispatch to end).
+ * for the dispatch to end). The replies held before it go first: the
+ * client may wait for them to answer the backward call (NFSv4.1's
+ * referring calls).
  */
 void conn_pump(struct svc_conn *c, int ms)
 {
 	struct rpcrdma_rx rx;
 	int rc;
 
+	conn_flush_held(c);
 	conn_reap_xfers(c);
 	if (c->mwait)
 		conn_mem_resume(c);
@@ -459,6 +474,10 @@ bool_t conn_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 	bc_dispatching(c, false);
 	conn_end_serving(c);
 	conn_close_pending(c);
+	/* Held by svc_run's thread before a pool took the connection over
+	 * (rpcrdma_svc_run started meanwhile): a worker posts them. */
+	if (c->nheld && pool_in_worker())
+		conn_flush_held(c);
 	/* After a poll of the fd, what woke it. Called again at once
 	 * because conn_stat said XPRT_MOREREQS (rounds), there is work
 	 * queued already: the channels wait for the next poll, which a

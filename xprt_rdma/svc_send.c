@@ -82,15 +82,22 @@ static int call_send(struct svc_call *k, const struct rpcrdma_msg *m,
 	 * reap (conn_stat kicks the connection to get one). */
 	k->xfer.defer = pool_thread_dirty();
 	/* svc_run's thread with more calls of this connection ready: the
-	 * reply waits for theirs (conn_stat posts them all with one
-	 * doorbell, a system call on rxe and siw, at the end of the
-	 * connection's turn, at most SVC_ROUNDS calls later). Never when
-	 * nothing else is ready, so a lone call's reply goes at once. */
+	 * reply waits for theirs, and they all go with one doorbell (a
+	 * system call on rxe and siw) when the connection's turn ends
+	 * (conn_stat), or SVC_HOLD_MAX of them are held, or a dispatch
+	 * waits for a backward reply (conn_pump). Never when nothing else
+	 * is ready and none is held, so a lone call's reply goes at once;
+	 * the last of a batch is held too, to go with the others. */
 	k->xfer.hold = !k->xfer.defer && !pool_in_worker() &&
-		       (c->ready || rpcrdma_ep_rx_pending(c->ep));
+		       (c->nheld || c->ready || rpcrdma_ep_rx_pending(c->ep));
 	rc = rpcrdma_ep_xfer_start(c->ep, &k->xfer);
-	if (!rc && k->xfer.hold)
-		c->nheld++;
+	if (!rc && k->xfer.hold && ++c->nheld >= SVC_HOLD_MAX) {
+		/* Posted now; reaped (their contexts back) by the next
+		 * xp_recv, which conn_stat's look at finished transfers
+		 * brings. */
+		rpcrdma_ep_xfer_flush(c->ep);
+		c->nheld = 0;
+	}
 	if (rc) {
 		conn_send_failed(c, rc);
 		call_put(k);

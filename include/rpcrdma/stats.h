@@ -128,6 +128,11 @@ struct rpcrdma_stats {
 	 * dispatch), each counted once; and a gauge, the most bytes one
 	 * connection's calls held at once (per connection: its own). */
 	uint64_t calls_waited_memory, conn_mem_peak;
+	/* Verbs work, for what a call costs (bench/run): ibv_post_send
+	 * calls (each rings the send queue's doorbell, a system call on
+	 * rxe and siw), the work requests they posted, completions reaped
+	 * from the CQ, receives posted. */
+	uint64_t sq_doorbells, sq_wrs, cq_reaped, rq_wrs;
 };
 
 /* Process-wide totals since start (all connections, both sides). */

@@ -376,7 +376,9 @@ END_TEST
 START_TEST(test_xfer_dereg_failure)
 {
 	struct rpcrdma_ep_opts o = mkopts(4096, 4096, 8, true);
-	static uint8_t cbuf[8192], sbuf[8192];
+	/* Over four inline buffers: a smaller Read lands in the endpoint's
+	 * read buffers (xfer.c) and registers no sink. */
+	static uint8_t cbuf[20480], sbuf[20480];
 	struct rpcrdma_xfer x, *done;
 	struct rpcrdma_segment seg;
 	struct rpcrdma_mr *mr;
