@@ -331,7 +331,8 @@ static int xf_post_some(struct rpcrdma_ep *ep, struct rpcrdma_xfer *x)
 {
 	struct xf_cursor c;
 
-	if (!x->read && x->send_cnt && !x->send_posted) {
+	/* Writes before a Send: one chain (a Send alone goes below). */
+	if (x->len && !x->read && x->send_cnt && !x->send_posted) {
 		int ret = xf_post_chain(ep, x);
 
 		if (ret || x->bounce)
@@ -463,7 +464,7 @@ static void ep_xfer_progress(struct rpcrdma_ep *ep)
 	while (ep->xf_post && ep->xf_post->last_seq <= ep->sq_done)
 		xf_finish(ep, xf_pop(&ep->xf_post, &ep->xf_post_tail), 0);
 	while (ep->xf_wait && ep_is_up(ep)) {
-		ret = xf_post_sends(ep);
+		ret = ep->xf_wait->next ? xf_post_sends(ep) : 0;
 		if (ret > 0)
 			continue;
 		if (ret == 0)
