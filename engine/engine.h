@@ -387,8 +387,6 @@ int rpcrdma_ep_xfer_start(struct rpcrdma_ep *ep, struct rpcrdma_xfer *x);
 /* Posts the held transfers (x->hold), in order, as few doorbells as
  * fit. */
 void rpcrdma_ep_xfer_flush(struct rpcrdma_ep *ep);
-/* How many transfers are held. */
-uint32_t rpcrdma_ep_xfers_held(struct rpcrdma_ep *ep);
 /* A finished transfer (reaping the CQ first), or NULL. */
 struct rpcrdma_xfer *rpcrdma_ep_xfer_done(struct rpcrdma_ep *ep);
 /* True when a finished transfer waits for rpcrdma_ep_xfer_done. */

@@ -150,7 +150,6 @@ struct rpcrdma_ep {
 	struct rpcrdma_xfer *xf_done, *xf_done_tail;
 	/* Held (x->hold) until rpcrdma_ep_xfer_flush. */
 	struct rpcrdma_xfer *xf_held, *xf_held_tail;
-	uint32_t xf_nheld;
 	uint32_t xf_count;		/* started, not handed back */
 	/* xfer.c's ep_xfer_progress, set at the first transfer: posts what
 	 * waits and retires what completed (lock held); ep_reap calls it
@@ -288,9 +287,8 @@ EP_HIDDEN int ep_tx_post_after(struct rpcrdma_ep *ep, struct ibv_send_wr *pre,
 /* Copies len (at most tx_size) bytes into the send ring's i-th free
  * buffer and points sge at it, for a WR that ep_tx_post_after posts as
  * bounced. Lock held. */
-EP_HIDDEN uint8_t *ep_tx_bounce(struct rpcrdma_ep *ep, uint32_t i,
-				const void *src, size_t len,
-				struct ibv_sge *sge);
+EP_HIDDEN void ep_tx_bounce(struct rpcrdma_ep *ep, uint32_t i,
+			    const void *src, size_t len, struct ibv_sge *sge);
 /* Sends of the send ring posted together (ep_tx_post_sends). */
 #define EP_BATCH_MAX	16u
 struct ep_tx_send {

@@ -299,17 +299,65 @@ int rpcrdma_ep_send_within(struct rpcrdma_ep *ep, const struct iovec *iov,
 	return ret;
 }
 
-uint8_t *ep_tx_bounce(struct rpcrdma_ep *ep, uint32_t i, const void *src,
-		      size_t len, struct ibv_sge *sge)
+/* The send ring's i-th free buffer after those this post takes first. */
+static uint8_t *ep_tx_buf(const struct rpcrdma_ep *ep, uint32_t i)
 {
 	uint32_t slot = (ep->tx_head + ep->tx_count + i) % ep->ntx;
-	uint8_t *buf = ep->tx_mem + (size_t)slot * ep->tx_size;
+
+	return ep->tx_mem + (size_t)slot * ep->tx_size;
+}
+
+/* The ring's next free buffer is taken until WR seq completes. */
+static void ep_tx_take(struct rpcrdma_ep *ep, uint64_t seq)
+{
+	ep->tx_seq[(ep->tx_head + ep->tx_count) % ep->ntx] = seq;
+	ep->tx_count++;
+}
+
+/* A Send of iov's bytes, copied into the ring's i-th free buffer (With
+ * Invalidate of inv_rkey unless 0): wr and sge filled, not posted. */
+static void ep_tx_send_wr(struct rpcrdma_ep *ep, uint32_t i,
+			  const struct iovec *iov, int iovcnt,
+			  uint32_t inv_rkey, struct ibv_send_wr *wr,
+			  struct ibv_sge *sge)
+{
+	uint8_t *buf = ep_tx_buf(ep, i);
+	size_t total = 0;
+
+	for (int j = 0; j < iovcnt; j++) {
+		if (iov[j].iov_len)
+			memcpy(buf + total, iov[j].iov_base, iov[j].iov_len);
+		total += iov[j].iov_len;
+	}
+	memset(wr, 0, sizeof(*wr));
+	sge->addr = (uint64_t)(uintptr_t)buf;
+	sge->length = (uint32_t)total;
+	sge->lkey = ep->tx_mr->lkey;
+	wr->sg_list = sge;
+	wr->num_sge = 1;
+	if (inv_rkey) {
+		wr->opcode = IBV_WR_SEND_WITH_INV;
+		wr->invalidate_rkey = inv_rkey;
+		/* libsiw (rdma-core 44) takes the STag to invalidate from
+		 * wr.rdma.rkey, not invalidate_rkey: the peer was told to
+		 * invalidate STag 0 and ended the connection (TERMINATE,
+		 * "cannot invalidate"). Other providers ignore wr.rdma for
+		 * a Send. */
+		wr->wr.rdma.rkey = inv_rkey;
+	} else {
+		wr->opcode = IBV_WR_SEND;
+	}
+}
+
+void ep_tx_bounce(struct rpcrdma_ep *ep, uint32_t i, const void *src,
+		  size_t len, struct ibv_sge *sge)
+{
+	uint8_t *buf = ep_tx_buf(ep, i);
 
 	memcpy(buf, src, len);
 	sge->addr = (uint64_t)(uintptr_t)buf;
 	sge->length = (uint32_t)len;
 	sge->lkey = ep->tx_mr->lkey;
-	return buf;
 }
 
 int ep_tx_post_after(struct rpcrdma_ep *ep, struct ibv_send_wr *pre,
@@ -321,39 +369,13 @@ int ep_tx_post_after(struct rpcrdma_ep *ep, struct ibv_send_wr *pre,
 	bool want[EP_PRE_MAX + 1];
 	struct ibv_send_wr wr;
 	struct ibv_sge sge;
-	uint32_t slot, j, posted;
-	size_t total;
-	uint8_t *buf;
-	int i, ret;
+	uint32_t j, posted;
+	int ret;
 
 	if (npre > EP_PRE_MAX || nbounce > npre)
 		return -EINVAL;
 	/* The Send's buffer follows those of the bounced WRs. */
-	slot = (ep->tx_head + ep->tx_count + nbounce) % ep->ntx;
-	buf = ep->tx_mem + (size_t)slot * ep->tx_size;
-	for (i = 0, total = 0; i < iovcnt; i++) {
-		if (iov[i].iov_len)
-			memcpy(buf + total, iov[i].iov_base, iov[i].iov_len);
-		total += iov[i].iov_len;
-	}
-	memset(&wr, 0, sizeof(wr));
-	sge.addr = (uint64_t)(uintptr_t)buf;
-	sge.length = (uint32_t)total;
-	sge.lkey = ep->tx_mr->lkey;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
-	if (inv_rkey) {
-		wr.opcode = IBV_WR_SEND_WITH_INV;
-		wr.invalidate_rkey = inv_rkey;
-		/* libsiw (rdma-core 44) takes the STag to invalidate from
-		 * wr.rdma.rkey, not invalidate_rkey: the peer was told to
-		 * invalidate STag 0 and ended the connection (TERMINATE,
-		 * "cannot invalidate"). Other providers ignore wr.rdma for
-		 * a Send. */
-		wr.wr.rdma.rkey = inv_rkey;
-	} else {
-		wr.opcode = IBV_WR_SEND;
-	}
+	ep_tx_send_wr(ep, nbounce, iov, iovcnt, inv_rkey, &wr, &sge);
 	for (j = 0; j < npre; j++) {
 		wrs[j] = &pre[j];
 		want[j] = false;
@@ -367,15 +389,11 @@ int ep_tx_post_after(struct rpcrdma_ep *ep, struct ibv_send_wr *pre,
 	if (pre_posted)
 		*pre_posted = posted < npre ? posted : npre;
 	/* The bounced WRs' buffers are the ring's until they complete. */
-	for (j = 0; j < nbounce && j < posted; j++) {
-		ep->tx_seq[(ep->tx_head + ep->tx_count) % ep->ntx] =
-			pre[j].wr_id;
-		ep->tx_count++;
-	}
+	for (j = 0; j < nbounce && j < posted; j++)
+		ep_tx_take(ep, pre[j].wr_id);
 	if (posted <= npre)
 		return ret;
-	ep->tx_seq[slot] = ep->sq_seq;
-	ep->tx_count++;
+	ep_tx_take(ep, wr.wr_id);
 	if (inv_rkey)
 		RPCRDMA_STAT_ADD(ep, remote_invalidations, 1);
 	return 0;
@@ -387,36 +405,14 @@ int ep_tx_post_sends(struct rpcrdma_ep *ep, const struct ep_tx_send *s,
 	struct ibv_send_wr wr[EP_BATCH_MAX], *wrs[EP_BATCH_MAX];
 	struct ibv_sge sge[EP_BATCH_MAX];
 	bool want[EP_BATCH_MAX];
-	uint32_t i, slot;
+	uint32_t i;
 	int ret;
 
 	if (n == 0 || n > EP_BATCH_MAX)
 		return -EINVAL;
 	for (i = 0; i < n; i++) {
-		uint8_t *buf;
-		size_t total = 0;
-
-		slot = (ep->tx_head + ep->tx_count + i) % ep->ntx;
-		buf = ep->tx_mem + (size_t)slot * ep->tx_size;
-		for (int j = 0; j < s[i].iovcnt; j++) {
-			if (s[i].iov[j].iov_len)
-				memcpy(buf + total, s[i].iov[j].iov_base,
-				       s[i].iov[j].iov_len);
-			total += s[i].iov[j].iov_len;
-		}
-		memset(&wr[i], 0, sizeof(wr[i]));
-		sge[i].addr = (uint64_t)(uintptr_t)buf;
-		sge[i].length = (uint32_t)total;
-		sge[i].lkey = ep->tx_mr->lkey;
-		wr[i].sg_list = &sge[i];
-		wr[i].num_sge = 1;
-		if (s[i].inv_rkey) {
-			wr[i].opcode = IBV_WR_SEND_WITH_INV;
-			wr[i].invalidate_rkey = s[i].inv_rkey;
-			wr[i].wr.rdma.rkey = s[i].inv_rkey; /* libsiw */
-		} else {
-			wr[i].opcode = IBV_WR_SEND;
-		}
+		ep_tx_send_wr(ep, i, s[i].iov, s[i].iovcnt, s[i].inv_rkey,
+			      &wr[i], &sge[i]);
 		wrs[i] = &wr[i];
 		want[i] = false;
 	}
@@ -425,9 +421,7 @@ int ep_tx_post_sends(struct rpcrdma_ep *ep, const struct ep_tx_send *s,
 		      !ep_sq_signaled_out(ep);
 	ret = ep_sq_post_n(ep, wrs, want, n, posted);
 	for (i = 0; i < *posted; i++) {
-		slot = (ep->tx_head + ep->tx_count) % ep->ntx;
-		ep->tx_seq[slot] = wr[i].wr_id;
-		ep->tx_count++;
+		ep_tx_take(ep, wr[i].wr_id);
 		seqs[i] = wr[i].wr_id;
 		if (s[i].inv_rkey)
 			RPCRDMA_STAT_ADD(ep, remote_invalidations, 1);

@@ -237,15 +237,12 @@ static bool xf_bounces(const struct rpcrdma_ep *ep, struct rpcrdma_xfer *x)
 		    __atomic_load_n(&ep->rb_failed, __ATOMIC_RELAXED) ||
 		    x->len > (uint64_t)EP_PRE_MAX * ep->tx_size)
 			return false;
-		x->bounce = true;
-		n = xf_gather(ep, x, &c, wrs, sges);
-		x->bounce = n >= 0 && n <= (int)EP_PRE_MAX;
-		return x->bounce;
-	}
-	if (!x->len || !x->send_cnt ||
-	    x->moved > (uint64_t)EP_PRE_MAX * ep->tx_size ||
-	    ep->ntx < 2 * (EP_PRE_MAX + 1))
+	} else if (!x->len || !x->send_cnt ||
+		   x->moved > (uint64_t)EP_PRE_MAX * ep->tx_size ||
+		   ep->ntx < 2 * (EP_PRE_MAX + 1)) {
 		return false;
+	}
+	/* At most EP_PRE_MAX WRs, each within one buffer (xf_next_wr). */
 	x->bounce = true;
 	n = xf_gather(ep, x, &c, wrs, sges);
 	x->bounce = n >= 0 && n <= (int)EP_PRE_MAX;
@@ -458,7 +455,6 @@ static void ep_xfer_progress(struct rpcrdma_ep *ep)
 			xf_finish(ep, x, ep->down_err);
 		while ((x = xf_pop(&ep->xf_held, &ep->xf_held_tail)))
 			xf_finish(ep, x, ep->down_err);
-		ep->xf_nheld = 0;
 		return;
 	}
 	while (ep->xf_post && ep->xf_post->last_seq <= ep->sq_done)
@@ -575,7 +571,6 @@ int rpcrdma_ep_xfer_start(struct rpcrdma_ep *ep, struct rpcrdma_xfer *x)
 	if (x->hold) {
 		/* The caller's batch: posted by rpcrdma_ep_xfer_flush. */
 		xf_append(&ep->xf_held, &ep->xf_held_tail, x);
-		ep->xf_nheld++;
 		pthread_mutex_unlock(&ep->lock);
 		return 0;
 	}
@@ -599,16 +594,6 @@ int rpcrdma_ep_xfer_start(struct rpcrdma_ep *ep, struct rpcrdma_xfer *x)
 	return 0;
 }
 
-uint32_t rpcrdma_ep_xfers_held(struct rpcrdma_ep *ep)
-{
-	uint32_t n;
-
-	pthread_mutex_lock(&ep->lock);
-	n = ep->xf_nheld;
-	pthread_mutex_unlock(&ep->lock);
-	return n;
-}
-
 void rpcrdma_ep_xfer_flush(struct rpcrdma_ep *ep)
 {
 	pthread_mutex_lock(&ep->lock);
@@ -619,7 +604,6 @@ void rpcrdma_ep_xfer_flush(struct rpcrdma_ep *ep)
 			ep->xf_wait = ep->xf_held;
 		ep->xf_wait_tail = ep->xf_held_tail;
 		ep->xf_held = ep->xf_held_tail = NULL;
-		ep->xf_nheld = 0;
 		ep_xfer_progress(ep);
 	}
 	pthread_mutex_unlock(&ep->lock);
