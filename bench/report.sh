@@ -217,8 +217,11 @@ for op in read write; do
 		"kernel nfsd, tcp" "$(ratio "$ut" "$kt")"
 done
 # NFS small I/O: fio 4 KiB random reads and writes, direct I/O, 32 in
-# flight, nconnect 1 and 4, over rdma; nfs3d against the kernel's nfsd.
-for nc in 1 4; do
+# flight, nconnect 1 and 4 (4 only in a quick run), over rdma; nfs3d
+# against the kernel's nfsd.
+fio_nc="1 4"
+[ "$quick" = no ] || fio_nc=4
+for nc in $fio_nc; do
 	for op in randread randwrite; do
 		u=$(get nfsfio server=nfs3d op="$op" nconnect="$nc" iops)
 		k=$(get nfsfio server=knfsd op="$op" nconnect="$nc" iops)

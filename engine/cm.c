@@ -288,6 +288,35 @@ out_free:
 
 /* ---- listener ---- */
 
+static bool listener_any_port(const struct sockaddr *addr)
+{
+	if (addr->sa_family == AF_INET6)
+		return ((const struct sockaddr_in6 *)addr)->sin6_port == 0;
+	return ((const struct sockaddr_in *)addr)->sin_port == 0;
+}
+
+/* l's CM id and channel made, bound to addr and listening: 0 or -errno
+ * (then neither is left). */
+static int listener_bind(struct rpcrdma_listener *l,
+			 const struct sockaddr *addr)
+{
+	int ret = cm_open(&l->ch, &l->id, l);
+
+	if (ret)
+		return ret;
+	if (rdma_bind_addr(l->id, (struct sockaddr *)addr))
+		ret = neg_errno(EADDRNOTAVAIL);
+	else if (rdma_listen(l->id, 128))
+		ret = neg_errno(EADDRINUSE);
+	if (ret) {
+		rdma_destroy_id(l->id);
+		rdma_destroy_event_channel(l->ch);
+		l->id = NULL;
+		l->ch = NULL;
+	}
+	return ret;
+}
+
 int rpcrdma_listener_create(const struct sockaddr *addr,
 			    const struct rpcrdma_ep_opts *o,
 			    struct rpcrdma_listener **out)
@@ -308,25 +337,22 @@ int rpcrdma_listener_create(const struct sockaddr *addr,
 		ret = -ENOMEM;
 		goto out_free;
 	}
-	ret = cm_open(&l->ch, &l->id, l);
+	/* Any port (0): on iWARP the port the CM picked can be held by a
+	 * TCP socket the CM does not see (siw's own connections, in
+	 * TIME_WAIT), and rdma_listen then fails with EADDRINUSE; another
+	 * pick is tried (seen once in some hundred listeners on siw). */
+	for (int tries = listener_any_port(addr) ? 8 : 1; tries > 0; tries--) {
+		ret = listener_bind(l, addr);
+		if (ret != -EADDRINUSE)
+			break;
+	}
 	if (ret)
 		goto out_free;
-	if (rdma_bind_addr(l->id, (struct sockaddr *)addr)) {
-		ret = neg_errno(EADDRNOTAVAIL);
-		goto out_destroy_id;
-	}
-	if (rdma_listen(l->id, 128)) {
-		ret = neg_errno(EADDRINUSE);
-		goto out_destroy_id;
-	}
 	sa = rdma_get_local_addr(l->id);
 	memcpy(&l->addr, sa, ep_sockaddr_len(sa));
 	*out = l;
 	return 0;
 
-out_destroy_id:
-	rdma_destroy_id(l->id);
-	rdma_destroy_event_channel(l->ch);
 out_free:
 	conn_count_put(l->count);
 	free(l);

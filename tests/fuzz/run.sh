@@ -10,7 +10,7 @@
 # $FUZZ_OUT (default ./build-fuzz). A reproducer becomes a unit test.
 # FUZZ_JOBS targets run at once (default: the number of cores).
 #
-#   bash tests/fuzz/run.sh          # what CI runs: 60 s each
+#   bash tests/fuzz/run.sh 30       # what CI runs: 30 s each
 #   bash tests/fuzz/run.sh 3600 hdr # one target for an hour
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
