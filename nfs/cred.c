@@ -41,6 +41,7 @@ static __thread struct {
 	bool switched;
 	uid_t uid;
 	gid_t gid;
+	struct nfs3d_cred cr;	/* all of it, for nfs3d_cred_now */
 } cur;
 
 /* The server's own supplementary groups, given back after each call. */
@@ -177,6 +178,7 @@ static int nfs3d_cred_enter(const struct nfs3d_cred *c)
 	cur.switched = true;
 	cur.uid = c->uid;
 	cur.gid = c->gid;
+	cur.cr = *c;
 	return 0;
 }
 
@@ -199,6 +201,14 @@ void nfs3d_cred_root_end(bool was)
 {
 	if (was)
 		(void)fs_ids(cur.uid, cur.gid);
+}
+
+bool nfs3d_cred_now(struct nfs3d_cred *c)
+{
+	if (!cur.switched)
+		return false;
+	*c = cur.cr;
+	return true;
 }
 
 bool nfs3d_cred_is(uid_t uid)

@@ -26,6 +26,7 @@ void nfs3d_dispatch(const struct nfs3d_proc *tab, unsigned int n,
 	const struct nfs3d_proc *p;
 	unsigned int k;
 	bool reply;
+	int rc;
 
 	if (rq->rq_proc >= n || !tab[rq->rq_proc].fn) {
 		svcerr_noproc(xprt);
@@ -67,7 +68,12 @@ void nfs3d_dispatch(const struct nfs3d_proc *tab, unsigned int n,
 		struct nfs3d_cred cr;
 
 		nfs3d_cred_of(rq, o, &cr);
-		if (nfs3d_cred_call(&cr, p->fn, args, res, rq, &reply) < 0) {
+		rc = nfs3d_cred_call(&cr, p->fn, args, res, rq, &reply);
+		/* After the change and before its reply: a call that comes
+		 * after it opens its file afresh (fcache.c). */
+		if (p->modifies && !p->keeps_files)
+			nfs3d_files_changed();
+		if (rc < 0) {
 			svcerr_systemerr(xprt);
 			svc_freeargs(xprt, p->xargs, args);
 			return;

@@ -213,11 +213,13 @@ static bool nfs3_read(READ3args *a, READ3res *r, struct svc_req *rq)
 	struct stat st;
 	size_t done = 0;
 	char *buf;
+	struct nfs3d_file f;
 	ssize_t n;
 	int fd;
 
 	(void)rq;
-	r->status = nfs3d_fh_open(&a->file, FH_READ, &fd);
+	r->status = nfs3d_file_get(&a->file, FH_READ, &f);
+	fd = f.fd;
 	if (r->status != NFS3_OK) {
 		if (r->status == NFS3ERR_INVAL || r->status == NFS3ERR_ISDIR) {
 			/* Not a regular file: say what it is. */
@@ -240,7 +242,7 @@ static bool nfs3_read(READ3args *a, READ3res *r, struct svc_req *rq)
 	if (!buf) {
 		r->status = NFS3ERR_JUKEBOX;
 		nfs3d_post_attr(fd, &r->READ3res_u.resfail.file_attributes);
-		close(fd);
+		nfs3d_file_put(&f);
 		return true;
 	}
 	while (done < count) {
@@ -253,7 +255,7 @@ static bool nfs3_read(READ3args *a, READ3res *r, struct svc_req *rq)
 			free(buf);
 			nfs3d_post_attr(fd,
 					&r->READ3res_u.resfail.file_attributes);
-			close(fd);
+			nfs3d_file_put(&f);
 			return true;
 		}
 		if (n == 0)
@@ -271,7 +273,7 @@ static bool nfs3_read(READ3args *a, READ3res *r, struct svc_req *rq)
 		ok->file_attributes.attributes_follow = FALSE;
 		ok->eof = done < count;
 	}
-	close(fd);
+	nfs3d_file_put(&f);
 	return true;
 }
 
@@ -282,11 +284,13 @@ static bool nfs3_write(WRITE3args *a, WRITE3res *r, struct svc_req *rq)
 	WRITE3resok *ok = &r->WRITE3res_u.resok;
 	pre_op_attr pre;
 	size_t done = 0;
+	struct nfs3d_file f;
 	ssize_t n;
 	int fd;
 
 	(void)rq;
-	r->status = nfs3d_fh_open(&a->file, FH_WRITE, &fd);
+	r->status = nfs3d_file_get(&a->file, FH_WRITE, &f);
+	fd = f.fd;
 	if (r->status != NFS3_OK)
 		return true;
 	nfs3d_pre_attr(fd, &pre);
@@ -323,7 +327,7 @@ static bool nfs3_write(WRITE3args *a, WRITE3res *r, struct svc_req *rq)
 	memcpy(ok->verf, nfs3d_exp.verf, sizeof(ok->verf));
 out:
 	nfs3d_wcc(&pre, fd, &ok->file_wcc); /* resfail: the same wcc_data */
-	close(fd);
+	nfs3d_file_put(&f);
 	return true;
 }
 
@@ -537,17 +541,19 @@ static bool nfs3_pathconf(PATHCONF3args *a, PATHCONF3res *r, struct svc_req *rq)
 static bool nfs3_commit(COMMIT3args *a, COMMIT3res *r, struct svc_req *rq)
 {
 	COMMIT3resok *ok = &r->COMMIT3res_u.resok;
+	struct nfs3d_file f;
 	pre_op_attr pre;
 	int fd;
 
 	(void)rq;
 	/* Who wrote may commit, whether or not it may read (a group that
 	 * may only write); a reader may too (the data is the same). */
-	r->status = nfs3d_fh_open(&a->file, FH_WRITE, &fd);
+	r->status = nfs3d_file_get(&a->file, FH_WRITE, &f);
 	if (r->status == NFS3ERR_ACCES)
-		r->status = nfs3d_fh_open(&a->file, FH_READ, &fd);
+		r->status = nfs3d_file_get(&a->file, FH_READ, &f);
 	if (r->status != NFS3_OK)
 		return true;
+	fd = f.fd;
 	nfs3d_pre_attr(fd, &pre);
 	if (a->offset > INT64_MAX || a->count > INT64_MAX - a->offset)
 		r->status = NFS3ERR_INVAL;
@@ -555,7 +561,7 @@ static bool nfs3_commit(COMMIT3args *a, COMMIT3res *r, struct svc_req *rq)
 		r->status = nfs3d_errno(errno);
 	memcpy(ok->verf, nfs3d_exp.verf, sizeof(ok->verf));
 	nfs3d_wcc(&pre, fd, &ok->file_wcc);
-	close(fd);
+	nfs3d_file_put(&f);
 	return true;
 }
 
@@ -576,7 +582,7 @@ static const struct nfs3d_proc nfs3_procs[] = {
 				     READLINK3res, true),
     [NFSPROC3_READ] = NFS3D_PROC("READ", nfs3_read, READ3args, READ3res, true),
     [NFSPROC3_WRITE] =
-	NFS3D_PROC_W("WRITE", nfs3_write, WRITE3args, WRITE3res),
+	NFS3D_PROC_D("WRITE", nfs3_write, WRITE3args, WRITE3res),
     [NFSPROC3_CREATE] =
 	NFS3D_PROC_W("CREATE", nfs3d_create, CREATE3args, CREATE3res),
     [NFSPROC3_MKDIR] =
@@ -604,7 +610,7 @@ static const struct nfs3d_proc nfs3_procs[] = {
     [NFSPROC3_PATHCONF] = NFS3D_PROC("PATHCONF", nfs3_pathconf, PATHCONF3args,
 				     PATHCONF3res, true),
     [NFSPROC3_COMMIT] =
-	NFS3D_PROC_W("COMMIT", nfs3_commit, COMMIT3args, COMMIT3res),
+	NFS3D_PROC_D("COMMIT", nfs3_commit, COMMIT3args, COMMIT3res),
 };
 #define NFS3_NPROCS (sizeof(nfs3_procs) / sizeof(nfs3_procs[0]))
 

@@ -9,6 +9,7 @@
  *   attr.c      fattr3, wcc_data, sattr3
  *   err.c       errno -> nfsstat3, the only place
  *   cred.c      each call as its caller (AUTH_SYS, export options)
+ *   fcache.c    open files kept for READ, WRITE and COMMIT
  *   nfs3_proc.c the NFS procedures but the directory readers and makers
  *   create.c    CREATE, MKDIR, SYMLINK, MKNOD
  *   dir.c       READDIR and READDIRPLUS
@@ -158,6 +159,26 @@ bool nfs3d_cred_root_begin(void);
 void nfs3d_cred_root_end(bool was);
 /* This thread runs as uid, switched (the owner override of fh.c). */
 bool nfs3d_cred_is(uid_t uid);
+/* Whom this thread acts as: true and *c when switched to a caller, false
+ * when it acts as the server itself (fcache.c's keys). */
+bool nfs3d_cred_now(struct nfs3d_cred *c);
+
+/* ---- fcache.c: open files kept for READ, WRITE and COMMIT ---- */
+struct nfs3d_file {
+	int fd;		/* -1: none */
+	int slot;	/* the cache's entry, -1: fd is this call's own */
+};
+/* nfs3d_fh_open(fh, how) through the cache (how FH_READ or FH_WRITE);
+ * NFS3_OK and f->fd, or the status of the open. */
+nfsstat3 nfs3d_file_get(const nfs_fh3 *fh, enum nfs3d_open how,
+			struct nfs3d_file *f);
+void nfs3d_file_put(struct nfs3d_file *f);
+/* A procedure that can change rights or names ran: nothing opened before
+ * it is used again. */
+void nfs3d_files_changed(void);
+/* Closes the entries past their age (the signal thread, twice a second). */
+void nfs3d_files_sweep(void);
+void nfs3d_files_print(FILE *out);
 
 /* ---- err.c ---- */
 nfsstat3 nfs3d_errno(int err);
@@ -172,6 +193,7 @@ struct nfs3d_proc {
 	nfs3d_fn fn;
 	bool has_status; /* the result starts with an nfsstat3 */
 	bool modifies;	 /* NFS3ERR_ROFS on a read-only export */
+	bool keeps_files; /* not a change of rights or names (fcache.c) */
 };
 /* A function pointer cast through void (*)(void), which GCC's
  * -Wcast-function-type accepts (rpcgen's routines take a typed pointer). */
@@ -190,6 +212,14 @@ struct nfs3d_proc {
 		.xres = NFS3D_XDR(xdr_##rt), .argsz = sizeof(at),              \
 		.ressz = sizeof(rt), .fn = NFS3D_FN(fun), .has_status = true,  \
 		.modifies = true                                               \
+	}
+/* One that changes data only: the open files stay (WRITE, COMMIT). */
+#define NFS3D_PROC_D(lbl, fun, at, rt)                                         \
+	{                                                                      \
+		.label = lbl, .xargs = NFS3D_XDR(xdr_##at),                    \
+		.xres = NFS3D_XDR(xdr_##rt), .argsz = sizeof(at),              \
+		.ressz = sizeof(rt), .fn = NFS3D_FN(fun), .has_status = true,  \
+		.modifies = true, .keeps_files = true                          \
 	}
 /* fn(args, res, rq) as the caller c (cred.c): on this thread for root,
  * else on this thread's companion, which switches; *reply is what fn

@@ -217,7 +217,84 @@ START_TEST(test_credentials)
 }
 END_TEST
 
+static nfsstat3 chmod_st(nfs_fh3 f, mode_t mode)
+{
+	SETATTR3args a;
+	SETATTR3res r;
+
+	memset(&a, 0, sizeof(a));
+	a.object = f;
+	a.new_attributes.mode.set_it = TRUE;
+	a.new_attributes.mode.set_mode3_u.mode = mode;
+	CALL(nfsproc3_setattr_3, &a, &r);
+	return r.status;
+}
+
+static nfsstat3 remove_st(nfs_fh3 d, const char *leaf)
+{
+	REMOVE3args a = {{d, (char *)leaf}};
+	REMOVE3res r;
+
+	CALL(nfsproc3_remove_3, &a, &r);
+	return r.status;
+}
+
+/*
+ * The open files nfs3d keeps for READ and WRITE (nfs/fcache.c) serve only
+ * the identity that opened them, and never past a change of rights or
+ * names made over NFS: a SETATTR that takes a right away is seen by the
+ * very next call. A change made on the server's disk is seen
+ * within the files' age (1 s).
+ */
+START_TEST(test_open_files)
+{
+	gid_t g2000 = 2000;
+	nfs_fh3 f, g;
+	char path[256];
+
+	ck_assert_int_eq(chmod(dir, 0755), 0);
+	ck_assert_int_eq(create_st(root, "f", 0640, &f), NFS3_OK);
+	ck_assert_int_eq(create_st(root, "g", 0644, &g), NFS3_OK);
+	snprintf(path, sizeof(path), "%s/f", dir);
+	ck_assert_int_eq(chown(path, 1001, 2000), 0);
+
+	/* Read twice by a member of the group: the second from the kept
+	 * file. Its owner takes the group's right away over NFS. */
+	as_user(1000, 1000, 1, &g2000);
+	ck_assert_int_eq(read_st(f), NFS3_OK);
+	ck_assert_int_eq(read_st(f), NFS3_OK);
+	ck_assert_int_eq(write_st(f, "no"), NFS3ERR_ACCES);
+	as_user(1000, 1000, 0, NULL);	/* the same uid, not the group */
+	ck_assert_int_eq(read_st(f), NFS3ERR_ACCES);
+	as_user(1001, 1001, 0, NULL);
+	ck_assert_int_eq(write_st(f, "owner"), NFS3_OK);
+	ck_assert_int_eq(chmod_st(f, 0600), NFS3_OK);
+	as_user(1000, 1000, 1, &g2000);
+	ck_assert_int_eq(read_st(f), NFS3ERR_ACCES);
+	/* The owner's kept writer went with the change too, harmlessly. */
+	as_user(1001, 1001, 0, NULL);
+	ck_assert_int_eq(write_st(f, "again"), NFS3_OK);
+
+	/* Removed over NFS by root, who had it open: nothing kept holds
+	 * the removed file (stop_server counts the descriptors). */
+	as_user(0, 0, 0, NULL);
+	ck_assert_int_eq(read_st(f), NFS3_OK);
+	ck_assert_int_eq(remove_st(root, "f"), NFS3_OK);
+
+	/* Changed on the server's disk: refused once the kept file aged. */
+	as_user(1000, 1000, 0, NULL);
+	ck_assert_int_eq(read_st(g), NFS3_OK);
+	snprintf(path, sizeof(path), "%s/g", dir);
+	ck_assert_int_eq(chmod(path, 0600), 0);
+	usleep(1100000);
+	ck_assert_int_eq(read_st(g), NFS3ERR_ACCES);
+	as_user(0, 0, 0, NULL);
+	/* stop_server checks that every kept file was closed again. */
+}
+END_TEST
+
 void nfs3d_add_credentials(TCase *tc)
 {
 	tcase_add_test(tc, test_credentials);
+	tcase_add_test(tc, test_open_files);
 }
