@@ -65,7 +65,11 @@ enum slot_state {
 };
 
 struct ct_slot {
-	enum slot_state state;
+	/* Changed under ct->lock, but for SLOT_OWNED -> SLOT_WAITING by its
+	 * owner (ct_post_count) and read without it by an owner woken on
+	 * its reply (ct_wait): atomic, so that either sees the other's
+	 * writes made before (seq_cst; a few per call). */
+	_Atomic enum slot_state state;
 	uint32_t xid;
 	bool xdr_ok;
 	XDR xdr;	    /* the call, reused call after call */
@@ -446,6 +450,10 @@ void ct_zc_expose(struct ct *ct, struct rpcrdma_ep *ep, struct ct_slot *s,
 /* --- clnt_reply.c --- */
 int ct_poll(struct ct *ct, ct_pred pred, void *arg, const struct timespec *dl);
 void ct_poller_leave(struct ct *ct);
+/* Waits (ct->lock held) until pred holds: 0 (the lock held), -ETIMEDOUT
+ * or -ENOTCONN (likewise), or CT_WAIT_DONE_UNLOCKED: a caller woken with
+ * its reply, the lock not taken again (pred_slot_done only). */
+#define CT_WAIT_DONE_UNLOCKED 1
 int ct_wait(struct ct *ct, ct_pred pred, void *arg, const struct timespec *dl,
 	    bool for_credit);
 bool pred_slot_done(struct ct *ct, void *arg);

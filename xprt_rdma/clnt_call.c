@@ -262,6 +262,8 @@ static int ct_call_wait(struct ct_call *c)
 
 	pthread_mutex_lock(&ct->lock);
 	rc = ct_wait(ct, pred_slot_done, s, c->dl, false);
+	if (rc == CT_WAIT_DONE_UNLOCKED)
+		return 0;
 	if (rc == -ETIMEDOUT && s->state == SLOT_WAITING) {
 		s->state = SLOT_ABANDONED;
 		ct_abandon(ct, s);

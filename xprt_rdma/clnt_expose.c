@@ -143,11 +143,12 @@ void ct_flush_invalidations(struct ct *ct)
 
 		if (!s->inv_pending)
 			continue;
-		s->flushing = true;
+		/* Read by an owner woken without the lock (ct_wait). */
+		__atomic_store_n(&s->flushing, true, __ATOMIC_RELEASE);
 		pthread_mutex_unlock(&ct->lock);
 		rc = slot_invalidate_wait(s);
 		pthread_mutex_lock(&ct->lock);
-		s->flushing = false;
+		__atomic_store_n(&s->flushing, false, __ATOMIC_RELEASE);
 		pthread_cond_broadcast(&ct->cv);
 		if (!s->inv_pending) {
 			/* Reset meanwhile: an abandoned slot was left to us. */

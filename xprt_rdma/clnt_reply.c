@@ -270,8 +270,8 @@ int ct_poll(struct ct *ct, ct_pred pred, void *arg,
 }
 
 /*
- * Waits (ct->lock held) until pred holds: 0, -ETIMEDOUT or -ENOTCONN.
- * A caller waiting for its reply takes the free poller role. One waiting
+ * Waits (ct->lock held) until pred holds: 0, -ETIMEDOUT or -ENOTCONN
+ * with the lock held, or CT_WAIT_DONE_UNLOCKED (clnt.h). A caller waiting for its reply takes the free poller role. One waiting
  * for a credit does so only when no call has an owner (all in flight
  * were abandoned): otherwise an owner polls, and the credit comes back
  * when that owner frees its slot, an event ep_poll would not notice.
@@ -304,6 +304,16 @@ int ct_wait(struct ct *ct, ct_pred pred, void *arg,
 			pthread_mutex_unlock(&ct->lock);
 			rc = sem_clockwait(&s->wake, CLOCK_MONOTONIC, dl) ? errno
 									 : 0;
+			/* Woken with its reply in (the usual wake-up): the
+			 * poster marked it awake and wrote every field of
+			 * the outcome before its post; nothing more is
+			 * needed of the lock, whose owner at 32 in flight
+			 * is usually the poller handing out further
+			 * replies. A slot still flushing is waited for
+			 * under the lock (ct_call_wait). */
+			if (!rc && s->state == SLOT_DONE &&
+			    !__atomic_load_n(&s->flushing, __ATOMIC_ACQUIRE))
+				return CT_WAIT_DONE_UNLOCKED;
 			pthread_mutex_lock(&ct->lock);
 			/* Woken by a poster (its reply, or the poller role
 			 * handed over) even if the wait timed out meanwhile:
