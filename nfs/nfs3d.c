@@ -425,6 +425,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (cfg.rdma && cfg.threads) {
+		/* The serving threads never switch credentials: a call that
+		 * runs as its caller runs on a companion (cred.c). */
+		(void)rpcrdma_svc_cred_check(false);
 		rc = rpcrdma_svc_start(cfg.threads);
 		if (rc < 0) {
 			fprintf(stderr, "nfs3d: thread pool: %s\n",

@@ -83,6 +83,31 @@ static bool cred_poisoned(int fd)
 	return fd >= 0 && write(fd, "", 0) < 0 && errno == EACCES;
 }
 
+/* Whether each dispatch is followed by a probe (rpcrdma_svc_cred_check:
+ * set while no pool runs, read by workers started after). */
+static bool cred_check = true;
+
+/* Poisoned by a dispatch: probed, or taken as clean on the application's
+ * word; a command the kernel refused is probed either way (the turn's
+ * end in worker_main). */
+static int after_dispatch_probe(int fd)
+{
+	return cred_check ? cred_poisoned(fd) : 0;
+}
+
+int rpcrdma_svc_cred_check(bool on)
+{
+	int rc = 0;
+
+	pthread_mutex_lock(&pool.lock);
+	if (pool.running)
+		rc = -EBUSY;
+	else
+		cred_check = on;
+	pthread_mutex_unlock(&pool.lock);
+	return rc;
+}
+
 bool pool_in_worker(void)
 {
 	return in_worker;
@@ -93,7 +118,7 @@ bool pool_thread_dirty(void)
 	if (!in_worker)
 		return false;
 	if (dirty < 0)
-		dirty = cred_poisoned(my_probe);
+		dirty = after_dispatch_probe(my_probe);
 	return dirty == 1;
 }
 
@@ -124,7 +149,7 @@ bool pool_after_dispatch(void)
 		return false;
 	if (dispatched) {
 		dispatched = false;
-		dirty = cred_poisoned(my_probe);
+		dirty = after_dispatch_probe(my_probe);
 	}
 	return dirty == 1;
 }
@@ -342,7 +367,8 @@ static void *worker_main(void *arg)
 		svc_getreq_common(serving->xprt->xp_fd);
 		/* A command refused meanwhile (an accept, say): the
 		 * credentials may have changed outside any dispatch. */
-		if (dispatched || (dirty == 0 && refusals() != refused))
+		if ((dispatched && cred_check) ||
+		    (dirty == 0 && refusals() != refused))
 			dirty = -1;
 		dispatched = false;
 		if (dirty < 0 && my_probe >= 0) {

@@ -195,6 +195,16 @@ bool rpcrdma_svc_reg(SVCXPRT *xprt, rpcprog_t prog, rpcvers_t vers,
  */
 #define RPCRDMA_SVC_MAX_THREADS	256u
 int rpcrdma_svc_run(unsigned int nthreads);
+/*
+ * on false: the application's word that no dispatch function changes its
+ * own thread's credentials (it switches on threads of its own, as nfs3d
+ * does), so the pool skips the check it makes after each call (two
+ * system calls per call). A thread whose commands the kernel refuses all
+ * the same is still found and replaced, but a reply it sent may be lost
+ * with its connection. true (the default) checks. While no pool runs: 0,
+ * or -EBUSY.
+ */
+int rpcrdma_svc_cred_check(bool on);
 /* Makes rpcrdma_svc_run return once the calls being served are done.
  * From any thread (a dispatch function too), not from a signal handler. */
 void rpcrdma_svc_exit(void);

@@ -7,7 +7,8 @@
  * replaced, its reply goes out from a clean one); every call is dispatched
  * exactly once while a svc_getreq_poll loop runs beside the pool; the
  * pool stops and starts again with the connections kept; connections that
- * come and go leave no fd behind; and a process-wide credential switch
+ * come and go leave no fd behind; the check after each call can be
+ * turned off on the application's word; and a process-wide credential switch
  * (glibc) stops the pool with -EACCES instead of hanging.
  */
 #define _GNU_SOURCE
@@ -146,6 +147,60 @@ START_TEST(test_credentials_switch_pool)
 	clnt_destroy(late);
 	clnt_destroy(cl);
 	srv_stop(&s);
+}
+END_TEST
+
+/* ---- the application's word: no check after each call ---- */
+
+/*
+ * rpcrdma_svc_cred_check(false): calls are served without the probe
+ * (cred_changes stays 0), the setting is refused while the pool runs; a
+ * dispatch that breaks the word (switches after replying) gets its thread
+ * replaced once the kernel refuses it a command, and the server keeps
+ * serving (the call after it may find its connection gone once).
+ */
+START_TEST(test_cred_check_off)
+{
+	struct timeval ten = { 10, 0 };
+	struct rpcrdma_stats st, g0, g;
+	struct rpcrdma_opts o;
+	struct srv s;
+	SVCXPRT *x = NULL;
+	CLIENT *cl;
+	int i, ok = 0;
+
+	ck_assert_int_eq(rpcrdma_svc_cred_check(false), 0);
+	rpcrdma_stats_global(&g0);
+	pool_opts(&o);
+	srv_start_pool(&s, &o, 2, false);
+	ck_assert_int_eq(rpcrdma_svc_cred_check(true), -EBUSY);
+	cl = clnt_by_netid(s.port);
+	for (i = 0; i < 20; i++) {
+		null_call(cl);
+		x = echo(cl, 64 << 10, (uint32_t)i);
+	}
+	st = svc_stats_of(x);
+	ck_assert_uint_eq(st.cred_changes, 0);
+	ck_assert_uint_eq(st.read_chunks, 20);
+	/* The word broken. */
+	ck_assert_int_eq(clnt_call(cl, P_SETEUID_LATE, XVOID, NULL, XVOID,
+				   NULL, ten), RPC_SUCCESS);
+	for (i = 0; i < 10 && ok < 5; i++)
+		ok += clnt_call(cl, NULLPROC, XVOID, NULL, XVOID, NULL,
+				ten) == RPC_SUCCESS;
+	ck_assert_int_eq(ok, 5);
+	clnt_destroy(cl);
+	cl = clnt_by_netid(s.port);
+	echo(cl, 64 << 10, 99);
+	rpcrdma_stats_global(&g);
+	fprintf(stderr, "pool, no check: 20 calls and echoes, cred_changes "
+		"0; a broken word: %llu permission errors, %d of %d calls "
+		"after it served\n",
+		(unsigned long long)(g.permission_errors -
+				     g0.permission_errors), ok, i);
+	clnt_destroy(cl);
+	srv_stop(&s);
+	ck_assert_int_eq(rpcrdma_svc_cred_check(true), 0);
 }
 END_TEST
 
@@ -326,6 +381,7 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_parallel);
 	tcase_add_test(tc, test_credentials_switch_pool);
+	tcase_add_test(tc, test_cred_check_off);
 	tcase_add_test(tc, test_beside_poll_loop);
 	tcase_add_test(tc, test_no_fd_left);
 	tcase_add_test(tc, test_process_wide_switch);
