@@ -380,6 +380,8 @@ static void ep_cm_events(struct rpcrdma_ep *ep)
  */
 bool ep_arm(struct rpcrdma_ep *ep)
 {
+	int err;
+
 	/* After a poll of ours only the channels it saw readable are read:
 	 * a read that finds nothing costs a system call (and librdmacm a
 	 * malloc), two per call when both were always read. An event come
@@ -395,8 +397,14 @@ bool ep_arm(struct rpcrdma_ep *ep)
 	if (ep->cm_seen != 0)
 		ep_cm_events(ep);
 	ep->comp_seen = ep->cm_seen = -1;
-	if (ibv_req_notify_cq(ep->cq, 0))
+	err = ibv_req_notify_cq(ep->cq, 0);
+	if (err) {
+		/* Counted when refused (a thread whose credentials changed:
+		 * the pool replaces it, svc_pool.c). rdma-core returns the
+		 * errno, some providers -1 with errno set. */
+		ep_count_errno(ep, err > 0 ? err : errno);
 		ep_down_why(ep, -EIO, RPCRDMA_CLOSE_INTERNAL);
+	}
 	ep->need_arm = false;
 	return ep_reap(ep) > 0;
 }

@@ -357,8 +357,12 @@ int ep_setup(struct rpcrdma_ep *ep, struct rdma_cm_id *id)
 		if (ret)
 			return ret;
 	}
-	if (ibv_req_notify_cq(ep->cq, 0))
-		return neg_errno(EIO);
+	ret = ibv_req_notify_cq(ep->cq, 0);
+	if (ret) {
+		ret = ret > 0 ? ret : errno;
+		ep_count_errno(ep, ret);
+		return ret ? -ret : -EIO;
+	}
 
 	ep->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (ep->epfd < 0)

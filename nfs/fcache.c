@@ -17,7 +17,9 @@
  *     disk (a local chmod, a file removed there) is seen within that,
  *     as a local process with the file open sees it at its next open.
  * The signal thread closes entries past their age (nfs3d_files_sweep),
- * so an idle server holds none for long.
+ * so an idle server holds none for long; a change closes what it made
+ * stale at once (no user left: at that user's put), so that a removed
+ * file is not kept alive by us. Descriptors are closed outside the lock.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -91,16 +93,41 @@ static bool fc_match(const struct fc_ent *e, const nfs_fh3 *fh,
 
 static bool fc_stale(const struct fc_ent *e, uint64_t gen, uint64_t now)
 {
-	return e->gen != gen || now - e->born_ms >= FC_TTL_MS;
+	/* now may be older than an entry another thread just made. */
+	return e->gen != gen ||
+	       (now > e->born_ms && now - e->born_ms >= FC_TTL_MS);
 }
 
-/* Closes e (fc.lock held) if no call uses it. */
-static void fc_drop(struct fc_ent *e)
+/* Descriptors to close once fc.lock is dropped: the last close of a
+ * removed file frees its blocks, which must not hold every READ. */
+struct fc_closing {
+	unsigned int n;
+	int fd[FC_SETS * FC_WAYS + 1];
+};
+
+/* Empties e (fc.lock held) if no call uses it; its fd goes to c. */
+static void fc_drop(struct fc_ent *e, struct fc_closing *c)
 {
 	if (e->fd >= 0 && e->refs == 0) {
-		close(e->fd);
+		c->fd[c->n++] = e->fd;
 		e->fd = -1;
 	}
+}
+
+static void fc_close(const struct fc_closing *c)
+{
+	for (unsigned int i = 0; i < c->n; i++)
+		close(c->fd[i]);
+}
+
+/* Empties every stale entry no call uses (fc.lock held). */
+static void fc_sweep_locked(struct fc_closing *c)
+{
+	uint64_t gen = atomic_load(&fc_gen), now = now_ms();
+
+	for (unsigned int i = 0; fc.ready && i < FC_SETS * FC_WAYS; i++)
+		if (fc.e[i].fd >= 0 && fc_stale(&fc.e[i], gen, now))
+			fc_drop(&fc.e[i], c);
 }
 
 static void fc_init_locked(void)
@@ -120,6 +147,7 @@ nfsstat3 nfs3d_file_get(const nfs_fh3 *fh, enum nfs3d_open how,
 	unsigned int set = fc_set(fh, how) * FC_WAYS;
 	uint64_t gen, now = now_ms();
 	struct fc_ent *e, *victim = NULL;
+	struct fc_closing c = {0};
 	nfsstat3 s;
 	int fd;
 
@@ -133,7 +161,7 @@ nfsstat3 nfs3d_file_get(const nfs_fh3 *fh, enum nfs3d_open how,
 	for (unsigned int i = set; i < set + FC_WAYS; i++) {
 		e = &fc.e[i];
 		if (e->fd >= 0 && fc_stale(e, gen, now)) {
-			fc_drop(e);	/* or its user's put does */
+			fc_drop(e, &c);	/* or its user's put does */
 			continue;
 		}
 		if (fc_match(e, fh, how, self, &cr)) {
@@ -142,11 +170,14 @@ nfsstat3 nfs3d_file_get(const nfs_fh3 *fh, enum nfs3d_open how,
 			f->fd = e->fd;
 			f->slot = (int)i;
 			pthread_mutex_unlock(&fc.lock);
+			fc_close(&c);
 			return NFS3_OK;
 		}
 	}
 	fc.misses++;
 	pthread_mutex_unlock(&fc.lock);
+	fc_close(&c);
+	c.n = 0;
 
 	/* gen was read before the open: a change made meanwhile leaves
 	 * this entry older than it, and the next lookup drops it. */
@@ -167,7 +198,7 @@ nfsstat3 nfs3d_file_get(const nfs_fh3 *fh, enum nfs3d_open how,
 			victim = e;
 	}
 	if (victim) {
-		fc_drop(victim);
+		fc_drop(victim, &c);
 		victim->fd = fd;
 		victim->refs = 1;
 		victim->gen = gen;
@@ -181,43 +212,54 @@ nfsstat3 nfs3d_file_get(const nfs_fh3 *fh, enum nfs3d_open how,
 	}
 	/* Else every way is in use: this call's descriptor is its own. */
 	pthread_mutex_unlock(&fc.lock);
+	fc_close(&c);
 	return NFS3_OK;
 }
 
 void nfs3d_file_put(struct nfs3d_file *f)
 {
+	struct fc_closing c = {0};
 	struct fc_ent *e;
 
 	if (f->fd < 0)
 		return;
 	if (f->slot < 0) {
-		close(f->fd);
+		c.fd[c.n++] = f->fd;
 	} else {
 		pthread_mutex_lock(&fc.lock);
 		e = &fc.e[f->slot];
 		e->refs--;
 		if (fc_stale(e, atomic_load(&fc_gen), now_ms()))
-			fc_drop(e);
+			fc_drop(e, &c);
 		pthread_mutex_unlock(&fc.lock);
 	}
+	fc_close(&c);
 	f->fd = -1;
 	f->slot = -1;
 }
 
+/* Before the change's reply: what was kept of a removed or renamed-over
+ * file goes now (its blocks freed, its handle stale), as nfsd closes its
+ * files of an unlinked inode; a file in use goes at its put. */
 void nfs3d_files_changed(void)
 {
+	struct fc_closing c = {0};
+
 	atomic_fetch_add(&fc_gen, 1);
+	pthread_mutex_lock(&fc.lock);
+	fc_sweep_locked(&c);
+	pthread_mutex_unlock(&fc.lock);
+	fc_close(&c);
 }
 
 void nfs3d_files_sweep(void)
 {
-	uint64_t gen = atomic_load(&fc_gen), now = now_ms();
+	struct fc_closing c = {0};
 
 	pthread_mutex_lock(&fc.lock);
-	for (unsigned int i = 0; fc.ready && i < FC_SETS * FC_WAYS; i++)
-		if (fc.e[i].fd >= 0 && fc_stale(&fc.e[i], gen, now))
-			fc_drop(&fc.e[i]);
+	fc_sweep_locked(&c);
 	pthread_mutex_unlock(&fc.lock);
+	fc_close(&c);
 }
 
 void nfs3d_files_print(FILE *out)

@@ -275,11 +275,13 @@ START_TEST(test_open_files)
 	as_user(1001, 1001, 0, NULL);
 	ck_assert_int_eq(write_st(f, "again"), NFS3_OK);
 
-	/* Removed over NFS by root, who had it open: nothing kept holds
-	 * the removed file (stop_server counts the descriptors). */
+	/* Removed over NFS by root, who had it open: by the REMOVE's
+	 * reply nothing kept holds the removed file. */
 	as_user(0, 0, 0, NULL);
 	ck_assert_int_eq(read_st(f), NFS3_OK);
+	ck_assert_int_eq(server_deleted_fds(), 0);
 	ck_assert_int_eq(remove_st(root, "f"), NFS3_OK);
+	ck_assert_int_eq(server_deleted_fds(), 0);
 
 	/* Changed on the server's disk: refused once the kept file aged. */
 	as_user(1000, 1000, 0, NULL);

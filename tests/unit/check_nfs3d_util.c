@@ -45,6 +45,26 @@ static int count_fds(pid_t pid)
 	return n;
 }
 
+int server_deleted_fds(void)
+{
+	char cmd[512];
+	int n = -1;
+	FILE *f;
+
+	/* Of the export only: the server inherits check's own temporary
+	 * file, removed already. */
+	snprintf(cmd, sizeof(cmd),
+		 "ls -l /proc/%d/fd | grep -c -- '-> %s/.* (deleted)$'",
+		 (int)srv, dir);
+	f = popen(cmd, "r");
+	if (f) {
+		if (fscanf(f, "%d", &n) != 1)
+			n = -1;
+		pclose(f);
+	}
+	return n;
+}
+
 #ifdef __SANITIZE_ADDRESS__
 /* The client side keeps its results (handles, lists) to the end of each
  * forked test: leaks of this process are not what is tested. The

@@ -34,6 +34,8 @@ void start_server(void);
 /* A client of prog (NFS_PROGRAM or MOUNT_PROGRAM) from a port >= 1024. */
 CLIENT *connect_unprivileged(rpcprog_t prog);
 void stop_server(void);
+/* The server's descriptors of removed files. */
+int server_deleted_fds(void);
 void setup(void);
 void teardown(void);
 
