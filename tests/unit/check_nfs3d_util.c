@@ -28,15 +28,12 @@ CLIENT *nfs, *mnt;
 nfs_fh3 root;
 static int srv_fds; /* the server's open files once both clients are in */
 
-static int count_fds(pid_t pid)
+/* The number a shell command prints, -1 if none. */
+static int popen_int(const char *cmd)
 {
-	char path[64], cmd[96];
 	int n = -1;
-	FILE *f;
+	FILE *f = popen(cmd, "r");
 
-	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
-	snprintf(cmd, sizeof(cmd), "ls %s | wc -l", path);
-	f = popen(cmd, "r");
 	if (f) {
 		if (fscanf(f, "%d", &n) != 1)
 			n = -1;
@@ -45,24 +42,24 @@ static int count_fds(pid_t pid)
 	return n;
 }
 
+static int count_fds(pid_t pid)
+{
+	char cmd[96];
+
+	snprintf(cmd, sizeof(cmd), "ls /proc/%d/fd | wc -l", (int)pid);
+	return popen_int(cmd);
+}
+
 int server_deleted_fds(void)
 {
 	char cmd[512];
-	int n = -1;
-	FILE *f;
 
 	/* Of the export only: the server inherits check's own temporary
 	 * file, removed already. */
 	snprintf(cmd, sizeof(cmd),
 		 "ls -l /proc/%d/fd | grep -c -- '-> %s/.* (deleted)$'",
 		 (int)srv, dir);
-	f = popen(cmd, "r");
-	if (f) {
-		if (fscanf(f, "%d", &n) != 1)
-			n = -1;
-		pclose(f);
-	}
-	return n;
+	return popen_int(cmd);
 }
 
 #ifdef __SANITIZE_ADDRESS__
