@@ -154,35 +154,87 @@ END_TEST
 
 /*
  * rpcrdma_svc_cred_check(false): calls are served without the probe
- * (cred_changes stays 0), the setting is refused while the pool runs; a
- * dispatch that breaks the word (switches after replying) gets its thread
- * replaced once the kernel refuses it a command, and the server keeps
- * serving (the call after it may find its connection gone once).
+ * (cred_changes stays 0), and the setting is refused while the pool runs.
  */
 START_TEST(test_cred_check_off)
 {
-	struct timeval ten = { 10, 0 };
-	struct rpcrdma_stats st, g0, g;
 	struct rpcrdma_opts o;
+	struct rpcrdma_stats st;
 	struct srv s;
 	SVCXPRT *x = NULL;
 	CLIENT *cl;
-	int i, ok = 0;
 
 	ck_assert_int_eq(rpcrdma_svc_cred_check(false), 0);
-	rpcrdma_stats_global(&g0);
 	pool_opts(&o);
 	srv_start_pool(&s, &o, 2, false);
 	ck_assert_int_eq(rpcrdma_svc_cred_check(true), -EBUSY);
 	cl = clnt_by_netid(s.port);
-	for (i = 0; i < 20; i++) {
+	for (int i = 0; i < 20; i++) {
 		null_call(cl);
 		x = echo(cl, 64 << 10, (uint32_t)i);
 	}
 	st = svc_stats_of(x);
 	ck_assert_uint_eq(st.cred_changes, 0);
 	ck_assert_uint_eq(st.read_chunks, 20);
-	/* The word broken. */
+	ck_assert_uint_eq(st.reply_chunks, 20);
+	clnt_destroy(cl);
+	srv_stop(&s);
+	ck_assert_int_eq(rpcrdma_svc_cred_check(true), 0);
+}
+END_TEST
+
+/*
+ * The word broken: a dispatch switches its thread's credentials after
+ * replying. The thread is found at its first refused command and
+ * replaced; the server serves on (the calls right after it may find
+ * their connection gone), a new connection included. The server runs in
+ * a child that ends with _exit: a refused command can come in the middle
+ * of librdmacm's handling of a connection request, whose error path then
+ * leaks the event (rdma_get_cm_event, 664 bytes, LeakSanitizer on 6.1),
+ * which is librdmacm's and not what this test is about.
+ */
+START_TEST(test_cred_check_broken)
+{
+	struct timeval ten = { 10, 0 };
+	int up[2], down[2], status, port = 0, ok = 0, i;
+	unsigned long long perm = 0;
+	char done = 'd';
+	pid_t pid;
+	CLIENT *cl;
+
+	ck_assert_int_eq(pipe(up), 0);
+	ck_assert_int_eq(pipe(down), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct rpcrdma_stats g;
+		struct rpcrdma_opts o;
+		struct srv s;
+
+		close(up[0]);
+		close(down[1]);
+		if (rpcrdma_svc_cred_check(false))
+			_exit(2);
+		pool_opts(&o);
+		/* One worker: the one that switched serves what comes next
+		 * (with two, the other could serve it all, and the switched
+		 * one never be found). */
+		srv_start_pool(&s, &o, 1, false);
+		port = s.port;
+		if (write(up[1], &port, sizeof(port)) != sizeof(port) ||
+		    read(down[0], &done, 1) != 1)
+			_exit(3);
+		rpcrdma_stats_global(&g);
+		perm = (unsigned long long)g.permission_errors;
+		if (write(up[1], &perm, sizeof(perm)) != sizeof(perm))
+			_exit(4);
+		_exit(0);
+	}
+	close(up[1]);
+	close(down[0]);
+	ck_assert_int_eq(read(up[0], &port, sizeof(port)), sizeof(port));
+	cl = clnt_by_netid((uint16_t)port);
+	null_call(cl);
 	ck_assert_int_eq(clnt_call(cl, P_SETEUID_LATE, XVOID, NULL, XVOID,
 				   NULL, ten), RPC_SUCCESS);
 	for (i = 0; i < 10 && ok < 5; i++)
@@ -190,17 +242,18 @@ START_TEST(test_cred_check_off)
 				ten) == RPC_SUCCESS;
 	ck_assert_int_eq(ok, 5);
 	clnt_destroy(cl);
-	cl = clnt_by_netid(s.port);
-	echo(cl, 64 << 10, 99);
-	rpcrdma_stats_global(&g);
-	fprintf(stderr, "pool, no check: 20 calls and echoes, cred_changes "
-		"0; a broken word: %llu permission errors, %d of %d calls "
-		"after it served\n",
-		(unsigned long long)(g.permission_errors -
-				     g0.permission_errors), ok, i);
+	cl = clnt_by_netid((uint16_t)port);
+	for (int k = 0; k < 5; k++)
+		null_call(cl);
 	clnt_destroy(cl);
-	srv_stop(&s);
-	ck_assert_int_eq(rpcrdma_svc_cred_check(true), 0);
+	ck_assert_int_eq(write(down[1], &done, 1), 1);
+	ck_assert_int_eq(read(up[0], &perm, sizeof(perm)), sizeof(perm));
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	fprintf(stderr, "pool, no check, the word broken: %llu permission "
+		"error(s), %d of %d calls after it served, then a new "
+		"connection's\n", perm, ok, i);
+	ck_assert_uint_gt(perm, 0);
 }
 END_TEST
 
@@ -382,6 +435,7 @@ int main(void)
 	tcase_add_test(tc, test_parallel);
 	tcase_add_test(tc, test_credentials_switch_pool);
 	tcase_add_test(tc, test_cred_check_off);
+	tcase_add_test(tc, test_cred_check_broken);
 	tcase_add_test(tc, test_beside_poll_loop);
 	tcase_add_test(tc, test_no_fd_left);
 	tcase_add_test(tc, test_process_wide_switch);
