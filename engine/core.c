@@ -400,9 +400,8 @@ bool ep_arm(struct rpcrdma_ep *ep)
 	err = ibv_req_notify_cq(ep->cq, 0);
 	if (err) {
 		/* Counted when refused (a thread whose credentials changed:
-		 * the pool replaces it, svc_pool.c). rdma-core returns the
-		 * errno, some providers -1 with errno set. */
-		ep_count_errno(ep, err > 0 ? err : errno);
+		 * the pool replaces it, svc_pool.c). */
+		ep_count_errno(ep, verbs_errno(err));
 		ep_down_why(ep, -EIO, RPCRDMA_CLOSE_INTERNAL);
 	}
 	ep->need_arm = false;

@@ -359,7 +359,7 @@ int ep_setup(struct rpcrdma_ep *ep, struct rdma_cm_id *id)
 	}
 	ret = ibv_req_notify_cq(ep->cq, 0);
 	if (ret) {
-		ret = ret > 0 ? ret : errno;
+		ret = verbs_errno(ret);
 		ep_count_errno(ep, ret);
 		return ret ? -ret : -EIO;
 	}

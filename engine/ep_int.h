@@ -466,6 +466,13 @@ static inline int neg_errno(int fallback)
 	return errno > 0 ? -errno : -fallback;
 }
 
+/* The errno of a verbs call that failed with rc: rdma-core returns it,
+ * some providers return -1 with errno set. */
+static inline int verbs_errno(int rc)
+{
+	return rc > 0 ? rc : errno;
+}
+
 /*
  * siw sends from the calling thread through a kernel TCP socket
  * without MSG_NOSIGNAL, in posts, in the TERMINATE a QP state change

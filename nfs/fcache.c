@@ -238,20 +238,6 @@ void nfs3d_file_put(struct nfs3d_file *f)
 	f->slot = -1;
 }
 
-/* Before the change's reply: what was kept of a removed or renamed-over
- * file goes now (its blocks freed, its handle stale), as nfsd closes its
- * files of an unlinked inode; a file in use goes at its put. */
-void nfs3d_files_changed(void)
-{
-	struct fc_closing c = {0};
-
-	atomic_fetch_add(&fc_gen, 1);
-	pthread_mutex_lock(&fc.lock);
-	fc_sweep_locked(&c);
-	pthread_mutex_unlock(&fc.lock);
-	fc_close(&c);
-}
-
 void nfs3d_files_sweep(void)
 {
 	struct fc_closing c = {0};
@@ -260,6 +246,15 @@ void nfs3d_files_sweep(void)
 	fc_sweep_locked(&c);
 	pthread_mutex_unlock(&fc.lock);
 	fc_close(&c);
+}
+
+/* Before the change's reply: what was kept of a removed or renamed-over
+ * file goes now (its blocks freed), as nfsd closes its files of an
+ * unlinked inode; a file in use goes at its put. */
+void nfs3d_files_changed(void)
+{
+	atomic_fetch_add(&fc_gen, 1);
+	nfs3d_files_sweep();
 }
 
 void nfs3d_files_print(FILE *out)
