@@ -32,6 +32,7 @@
 #      round, over rdma and over tcp; the data checked once per server
 #   7. NFS small I/O: the same client and servers over rdma, fio 4 KiB
 #      random reads and writes, direct I/O, iodepth 32, nconnect 1 and 4
+# Sections 4a, 4 and 5 run last, after 7 (see 4a: perf's static keys).
 # "quick" makes every count small (a smoke test of the tooling; its
 # figures are too short to quote).
 set -u
@@ -53,9 +54,8 @@ export RPCRDMA_SRCADDR=$A
 export RPCRDMA_MAX_MSG=$(((4 << 20) + (64 << 10)))
 . "$srcdir/tests/vm/perftest-pair.sh"
 
-spid= rpid= n3pid= mdpid= nfs_top= nfs_state= hold=
+spid= rpid= n3pid= mdpid= nfs_top= nfs_state=
 cleanup() {
-	[ -n "$hold" ] && kill "$hold" 2>/dev/null && wait "$hold" 2>/dev/null
 	[ -n "$spid" ] && kill "$spid" 2>/dev/null && wait "$spid" 2>/dev/null
 	if [ -n "$nfs_top" ]; then
 		umount -f "$nfs_top/mk" 2>/dev/null || umount -l "$nfs_top/mk" 2>/dev/null
@@ -92,7 +92,7 @@ rec() {
 
 if [ -n "$quick" ]; then
 	SIZES="4096 1048576"
-	LAT_N=200 RATE_CALLS=400 THREADS="1 32" INSTR_N=100 LOSS_ITERS=8
+	LAT_N=200 RATE_CALLS=400 THREADS="1 32" INSTR_N=100 LOSS_ITERS=2
 	# The profile's tooling once (over rdma): perf report of a system-wide
 	# call-graph profile takes about 3 minutes per netid under TCG.
 	PERF_NETIDS=rdma
@@ -297,166 +297,6 @@ for netid in rdma tcp; do
 	done
 done
 echo 0 >/proc/fs/nfsd/threads
-
-# ---- 4a. what a NULL call costs each side in system calls and context
-# switches (perf stat), 1 and 32 in flight on one CLIENT: the difference
-# of two run lengths, so that setup and teardown cancel ----
-if [ -n "$quick" ]; then
-	COST_LAT="200 600" COST_RATE="8 24"
-else
-	COST_LAT="1000 4000" COST_RATE="50 200"
-fi
-# cost_run NETID TAG SPEC...: perf stat of rb_client SPEC and, over the
-# same span, of the running server, into cost.NETID.TAG.{client,server}.
-# verbs_srv: the running server's verbs counters (rpcrdma-stat's totals):
-# doorbells, send WRs, completions, receives.
-verbs_srv() {
-	"$build/tools/rpcrdma-stat" -a "$spid" 2>/dev/null |
-		sed -n '/totals:/,/connection /p' | tr ',' '\n' | awk '
-		{ for (i = 1; i < NF; i++) v[$i] = $(i + 1) }
-		END { printf "%d %d %d %d", v["sq_doorbells"], v["sq_wrs"],
-			v["cq_reaped"], v["rq_wrs"] }'
-}
-cost_run() {
-	local netid=$1 tag=$2 o v0 v1
-	shift 2
-	[ "$netid" = rdma ] && v0=$(verbs_srv)
-	o=$(timeout 300 perf stat -x, -e raw_syscalls:sys_enter -e context-switches \
-		-p "$spid" -o "$out/cost.$netid.$tag.server" -- \
-		perf stat -x, -e raw_syscalls:sys_enter -e context-switches \
-		-o "$out/cost.$netid.$tag.client" \
-		"$cli" -n "$netid" "$B" "$@" 2>&1) ||
-		die "perf stat of rb_client $* over $netid: $o"
-	[ "$netid" = rdma ] || return 0
-	# The verbs work of each side over the run: the client's whole run
-	# (its VERBS line), the server's difference.
-	v1=$(verbs_srv)
-	echo "$o" | sed -n 's/^VERBS //p' | tr ' ' '\n' | cut -d= -f2 |
-		paste -sd' ' >"$out/verbs.$tag.client"
-	echo "$v0 $v1" | awk '{ print $5 - $1, $6 - $2, $7 - $3, $8 - $4 }' \
-		>"$out/verbs.$tag.server"
-	[ "$(wc -w <"$out/verbs.$tag.client")" = 4 ] ||
-		die "rb_client over rdma printed no VERBS line: $o"
-}
-# cost_rec NETID INFLIGHT CALLS: the per-call difference of the runs
-# tagged 1 and 2 (CALLS more calls in the second), recorded.
-cost_rec() {
-	local netid=$1 f v=
-	for t in 1 2; do
-		for side in client server; do
-			f=$out/cost.$netid.$2.$t.$side
-			v="$v $(awk -F, '!/^#/ && NF > 2 && $1 ~ /^[0-9]+$/ { printf "%s ", $1 }' "$f")"
-		done
-	done
-	# shellcheck disable=SC2086 # $v: the eight counts, split
-	set -- "$1" "$2" "$3" $v
-	[ $# -eq 11 ] || die "perf stat over $1 gave no counts: $v"
-	rec "$(echo "${@:4}" | awk -v n="$3" -v net="$1" -v fl="$2" '{
-		printf "cost netid=%s inflight=%s calls=%d client_syscalls=%.2f client_csw=%.2f server_syscalls=%.2f server_csw=%.2f",
-			net, fl, n, ($5 - $1) / n, ($6 - $2) / n, ($7 - $3) / n, ($8 - $4) / n }')"
-	[ "$1" = rdma ] || return 0
-	rec "$(cat "$out/verbs.$2.1.client" "$out/verbs.$2.1.server" \
-		"$out/verbs.$2.2.client" "$out/verbs.$2.2.server" | paste -sd' ' |
-		awk -v n="$3" -v fl="$2" '{
-		split("doorbells wrs cqes recvs", k, " ")
-		printf "verbs netid=rdma inflight=%s calls=%d", fl, n
-		for (i = 1; i <= 4; i++)
-			printf " client_%s=%.2f server_%s=%.2f", k[i],
-				($(8 + i) - $i) / n, k[i], ($(12 + i) - $(4 + i)) / n
-	}')"
-}
-# The first perf event of a kind switches a static key on and the last
-# one off (the syscall tracepoint, the context-switch count, and for
-# events bound to a task perf_sched_events in the scheduler itself), and
-# each switch patches the kernel's text with int3, which QEMU's TCG has
-# crashed on (an int3 oops in __schedule or finish_task_switch, twice in
-# runs like these). One holder, bound to init as the measured events are
-# bound to their processes, keeps every key on for the whole section:
-# the measured runs switch nothing.
-perf stat -x, -e raw_syscalls:sys_enter -e context-switches -p 1 -o /dev/null \
-	-- sleep 3600 &
-hold=$!
-sleep 1
-for netid in tcp rdma; do
-	say "system calls per NULL call over $netid"
-	start_server "$netid"
-	# shellcheck disable=SC2086 # two counts
-	set -- $COST_LAT
-	cost_run "$netid" 1.1 lat "$1"
-	cost_run "$netid" 1.2 lat "$2"
-	cost_rec "$netid" 1 $(($2 - $1))
-	# shellcheck disable=SC2086
-	set -- $COST_RATE
-	cost_run "$netid" 32.1 rate 32 "$1" shared
-	cost_run "$netid" 32.2 rate 32 "$2" shared
-	cost_rec "$netid" 32 $((32 * ($2 - $1)))
-	stop_server
-done
-kill "$hold" && wait "$hold" 2>/dev/null
-hold=
-
-# ---- 4. instructions per NULL call, each side (callgrind) ----
-# --vgdb=no: valgrind's gdb server maps a shared file in /tmp, which is
-# the host's over 9p in this guest, where that mapping fails.
-W=50
-for netid in tcp rdma; do
-	say "callgrind over $netid"
-	rm -f "$out"/cg.*."$netid".*
-	PRE="valgrind --tool=callgrind --vgdb=no --callgrind-out-file=$out/cg.server.$netid.%p" \
-		start_server "$netid" -w "$W" -x "$INSTR_N"
-	o=$(timeout 600 valgrind --tool=callgrind --vgdb=no \
-		--callgrind-out-file="$out/cg.client.$netid.%p" \
-		"$cli" -n "$netid" "$B" instr "$W" "$INSTR_N" 2>&1) ||
-		die "callgrind of rb_client over $netid: $o"
-	# The server exits by itself after its measured calls.
-	for _ in $(seq 300); do
-		kill -0 "$spid" 2>/dev/null || break
-		sleep 0.2
-	done
-	kill -0 "$spid" 2>/dev/null && die "rb_server under callgrind did not finish"
-	wait "$spid"
-	spid=
-	for side in client server; do
-		f=$(grep -l "rb_$side measured" "$out"/cg."$side"."$netid".* 2>/dev/null | head -n 1)
-		[ -n "$f" ] || die "no callgrind dump of the $side over $netid"
-		callgrind_annotate --inclusive=no --threshold=100 --auto=no "$f" >"$out/cg.$side.$netid.txt" 2>&1 ||
-			die "callgrind_annotate $f failed"
-		total=$(awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1; exit }' \
-			"$out/cg.$side.$netid.txt")
-		[ -n "$total" ] || die "no total in $f"
-		rec "instr side=$side netid=$netid calls=$INSTR_N per_call=$((total / INSTR_N))"
-	done
-done
-
-# ---- 5. where the time goes: a system-wide profile ----
-# perf.data goes to the guest's tmpfs (/dev/shm): perf report maps it,
-# and mappings of files on the 9p share are not reliable.
-for netid in ${PERF_NETIDS:-tcp rdma}; do
-	say "perf over $netid"
-	data=/dev/shm/rpcrdma-perf.$netid.data
-	start_server "$netid"
-	# A steady state: perf starts sampling 1.5 s into the client's run,
-	# past its start-up and connection set-up (-D).
-	o=$(timeout 300 perf record -q -D 1500 -a -g -e cpu-clock -o "$data" -- \
-		"$cli" -n "$netid" "$B" rate 32 $((RATE_CALLS / 8)) shared 2>&1) ||
-		die "perf record over $netid: $o"
-	echo "$o" >"$out/perf.$netid.client.txt"
-	stop_server
-	perf report -q -i "$data" --no-children --sort comm,dso,symbol \
-		--stdio -g none 2>"$out/perf.$netid.err" |
-		grep -v '^$' | head -n 40 >"$out/perf.$netid.txt"
-	# Where the client's kernel time goes, by caller (call graphs): for
-	# the reader, not the report; a second pass over the profile, so not
-	# in a --quick run (CI's smoke test).
-	[ -n "$quick" ] ||
-		perf report -q -i "$data" --no-children --comm rb_client \
-			--sort symbol --stdio -g caller,0.5,callee \
-			--percent-limit 3 2>>"$out/perf.$netid.err" |
-		grep -v '^$' | head -n 150 >"$out/perf.$netid.callers.txt"
-	rm -f "$data"
-	[ -s "$out/perf.$netid.txt" ] ||
-		die "perf report over $netid is empty: $(head -c 500 "$out/perf.$netid.err")"
-done
 
 # ---- 6. NFS file I/O: the kernel client, dd with direct I/O ----
 # Each server exports a tmpfs of its own, sized for the file and a
@@ -699,6 +539,167 @@ kill "$n3pid" 2>/dev/null
 wait "$n3pid" 2>/dev/null
 n3pid=
 echo 0 >/proc/fs/nfsd/threads
+
+# ---- 4a. what a NULL call costs each side in system calls and context
+# switches (perf stat), 1 and 32 in flight on one CLIENT: the difference
+# of two run lengths, so that setup and teardown cancel ----
+if [ -n "$quick" ]; then
+	COST_LAT="200 600" COST_RATE="8 24"
+else
+	COST_LAT="1000 4000" COST_RATE="50 200"
+fi
+# cost_run NETID TAG SPEC...: perf stat of rb_client SPEC and, over the
+# same span, of the running server, into cost.NETID.TAG.{client,server}.
+# verbs_srv: the running server's verbs counters (rpcrdma-stat's totals):
+# doorbells, send WRs, completions, receives.
+verbs_srv() {
+	"$build/tools/rpcrdma-stat" -a "$spid" 2>/dev/null |
+		sed -n '/totals:/,/connection /p' | tr ',' '\n' | awk '
+		{ for (i = 1; i < NF; i++) v[$i] = $(i + 1) }
+		END { printf "%d %d %d %d", v["sq_doorbells"], v["sq_wrs"],
+			v["cq_reaped"], v["rq_wrs"] }'
+}
+cost_run() {
+	local netid=$1 tag=$2 o v0 v1
+	shift 2
+	[ "$netid" = rdma ] && v0=$(verbs_srv)
+	o=$(timeout 300 perf stat -x, -e raw_syscalls:sys_enter -e context-switches \
+		-p "$spid" -o "$out/cost.$netid.$tag.server" -- \
+		perf stat -x, -e raw_syscalls:sys_enter -e context-switches \
+		-o "$out/cost.$netid.$tag.client" \
+		"$cli" -n "$netid" "$B" "$@" 2>&1) ||
+		die "perf stat of rb_client $* over $netid: $o"
+	[ "$netid" = rdma ] || return 0
+	# The verbs work of each side over the run: the client's whole run
+	# (its VERBS line), the server's difference.
+	v1=$(verbs_srv)
+	echo "$o" | sed -n 's/^VERBS //p' | tr ' ' '\n' | cut -d= -f2 |
+		paste -sd' ' >"$out/verbs.$tag.client"
+	echo "$v0 $v1" | awk '{ print $5 - $1, $6 - $2, $7 - $3, $8 - $4 }' \
+		>"$out/verbs.$tag.server"
+	[ "$(wc -w <"$out/verbs.$tag.client")" = 4 ] ||
+		die "rb_client over rdma printed no VERBS line: $o"
+}
+# cost_rec NETID INFLIGHT CALLS: the per-call difference of the runs
+# tagged 1 and 2 (CALLS more calls in the second), recorded.
+cost_rec() {
+	local netid=$1 f v=
+	for t in 1 2; do
+		for side in client server; do
+			f=$out/cost.$netid.$2.$t.$side
+			v="$v $(awk -F, '!/^#/ && NF > 2 && $1 ~ /^[0-9]+$/ { printf "%s ", $1 }' "$f")"
+		done
+	done
+	# shellcheck disable=SC2086 # $v: the eight counts, split
+	set -- "$1" "$2" "$3" $v
+	[ $# -eq 11 ] || die "perf stat over $1 gave no counts: $v"
+	rec "$(echo "${@:4}" | awk -v n="$3" -v net="$1" -v fl="$2" '{
+		printf "cost netid=%s inflight=%s calls=%d client_syscalls=%.2f client_csw=%.2f server_syscalls=%.2f server_csw=%.2f",
+			net, fl, n, ($5 - $1) / n, ($6 - $2) / n, ($7 - $3) / n, ($8 - $4) / n }')"
+	[ "$1" = rdma ] || return 0
+	rec "$(cat "$out/verbs.$2.1.client" "$out/verbs.$2.1.server" \
+		"$out/verbs.$2.2.client" "$out/verbs.$2.2.server" | paste -sd' ' |
+		awk -v n="$3" -v fl="$2" '{
+		split("doorbells wrs cqes recvs", k, " ")
+		printf "verbs netid=rdma inflight=%s calls=%d", fl, n
+		for (i = 1; i <= 4; i++)
+			printf " client_%s=%.2f server_%s=%.2f", k[i],
+				($(8 + i) - $i) / n, k[i], ($(12 + i) - $(4 + i)) / n
+	}')"
+}
+# The first perf event of a kind switches a static key on and the last
+# one off (the syscall tracepoint, the context-switch count, and for
+# events bound to a task perf_sched_events in the scheduler itself), and
+# each switch patches the kernel's text with int3, which QEMU's TCG has
+# crashed on (an int3 oops in __schedule or finish_task_switch, twice in
+# runs like these, and once as the holder below was stopped). One holder,
+# bound to init as the measured events are bound to their processes,
+# keeps every key on from here to the guest's power-off (it is never
+# stopped: stopping it patches the text again). That is why the sections
+# that use perf (4a, 4 and 5) run last: the enabled tracepoint costs every
+# system call of every process a little, which must not touch the timed
+# sections before them.
+perf stat -x, -e raw_syscalls:sys_enter -e context-switches -p 1 -o /dev/null \
+	-- sleep 100000 </dev/null >/dev/null 2>&1 &
+sleep 1
+for netid in tcp rdma; do
+	say "system calls per NULL call over $netid"
+	start_server "$netid"
+	# shellcheck disable=SC2086 # two counts
+	set -- $COST_LAT
+	cost_run "$netid" 1.1 lat "$1"
+	cost_run "$netid" 1.2 lat "$2"
+	cost_rec "$netid" 1 $(($2 - $1))
+	# shellcheck disable=SC2086
+	set -- $COST_RATE
+	cost_run "$netid" 32.1 rate 32 "$1" shared
+	cost_run "$netid" 32.2 rate 32 "$2" shared
+	cost_rec "$netid" 32 $((32 * ($2 - $1)))
+	stop_server
+done
+
+# ---- 4. instructions per NULL call, each side (callgrind) ----
+# --vgdb=no: valgrind's gdb server maps a shared file in /tmp, which is
+# the host's over 9p in this guest, where that mapping fails.
+W=50
+for netid in tcp rdma; do
+	say "callgrind over $netid"
+	rm -f "$out"/cg.*."$netid".*
+	PRE="valgrind --tool=callgrind --vgdb=no --callgrind-out-file=$out/cg.server.$netid.%p" \
+		start_server "$netid" -w "$W" -x "$INSTR_N"
+	o=$(timeout 600 valgrind --tool=callgrind --vgdb=no \
+		--callgrind-out-file="$out/cg.client.$netid.%p" \
+		"$cli" -n "$netid" "$B" instr "$W" "$INSTR_N" 2>&1) ||
+		die "callgrind of rb_client over $netid: $o"
+	# The server exits by itself after its measured calls.
+	for _ in $(seq 300); do
+		kill -0 "$spid" 2>/dev/null || break
+		sleep 0.2
+	done
+	kill -0 "$spid" 2>/dev/null && die "rb_server under callgrind did not finish"
+	wait "$spid"
+	spid=
+	for side in client server; do
+		f=$(grep -l "rb_$side measured" "$out"/cg."$side"."$netid".* 2>/dev/null | head -n 1)
+		[ -n "$f" ] || die "no callgrind dump of the $side over $netid"
+		callgrind_annotate --inclusive=no --threshold=100 --auto=no "$f" >"$out/cg.$side.$netid.txt" 2>&1 ||
+			die "callgrind_annotate $f failed"
+		total=$(awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1; exit }' \
+			"$out/cg.$side.$netid.txt")
+		[ -n "$total" ] || die "no total in $f"
+		rec "instr side=$side netid=$netid calls=$INSTR_N per_call=$((total / INSTR_N))"
+	done
+done
+
+# ---- 5. where the time goes: a system-wide profile ----
+# perf.data goes to the guest's tmpfs (/dev/shm): perf report maps it,
+# and mappings of files on the 9p share are not reliable.
+for netid in ${PERF_NETIDS:-tcp rdma}; do
+	say "perf over $netid"
+	data=/dev/shm/rpcrdma-perf.$netid.data
+	start_server "$netid"
+	# A steady state: perf starts sampling 1.5 s into the client's run,
+	# past its start-up and connection set-up (-D).
+	o=$(timeout 300 perf record -q -D 1500 -a -g -e cpu-clock -o "$data" -- \
+		"$cli" -n "$netid" "$B" rate 32 $((RATE_CALLS / 8)) shared 2>&1) ||
+		die "perf record over $netid: $o"
+	echo "$o" >"$out/perf.$netid.client.txt"
+	stop_server
+	perf report -q -i "$data" --no-children --sort comm,dso,symbol \
+		--stdio -g none 2>"$out/perf.$netid.err" |
+		grep -v '^$' | head -n 40 >"$out/perf.$netid.txt"
+	# Where the client's kernel time goes, by caller (call graphs): for
+	# the reader, not the report; a second pass over the profile, so not
+	# in a --quick run (CI's smoke test).
+	[ -n "$quick" ] ||
+		perf report -q -i "$data" --no-children --comm rb_client \
+			--sort symbol --stdio -g caller,0.5,callee \
+			--percent-limit 3 2>>"$out/perf.$netid.err" |
+		grep -v '^$' | head -n 150 >"$out/perf.$netid.callers.txt"
+	rm -f "$data"
+	[ -s "$out/perf.$netid.txt" ] ||
+		die "perf report over $netid is empty: $(head -c 500 "$out/perf.$netid.err")"
+done
 
 rec "guest kernel=$(uname -r) quick=${quick:-no} max_msg=$RPCRDMA_MAX_MSG"
 say "done: $(wc -l <"$res") results in $res"

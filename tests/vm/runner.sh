@@ -24,6 +24,10 @@
 #                      RPCRDMA_T_RESULTS names another, for boots that
 #                      run at once)
 #
+# The suites named in RPCRDMA_T_ASAN_SUITES run from the build directory
+# RPCRDMA_T_ASAN_BUILD (made with --enable-sanitizers) instead, with
+# RPCRDMA_BUILDDIR set to it (guest-tier.sh's asan@NAME).
+#
 # A file with a line "# vm-first-boot-only: WHY" is skipped (SKIP) when
 # RPCRDMA_T_CONTROLS=0, which guest-tier.sh sets in every boot but the
 # first: it proves nothing new on a second kernel or provider.
@@ -143,9 +147,17 @@ for t in "$here"/t/*.sh; do
 		fi
 		[ "$limit" -le "$left" ] || limit=$left
 	fi
+	# From the sanitizer build when the boot asks for it.
+	bdir=$RPCRDMA_BUILDDIR bwhat=
+	for n in ${RPCRDMA_T_ASAN_SUITES:-}; do
+		if [ "$n" = "$name" ] || [ "$n" = "${name#*-}" ]; then
+			bdir=${RPCRDMA_T_ASAN_BUILD:?RPCRDMA_T_ASAN_SUITES without RPCRDMA_T_ASAN_BUILD}
+			bwhat=", from the ASan build"
+		fi
+	done
 	attempt=1
 	while :; do
-	echo "=== $name (limit ${limit} s)${first_why:+, run again}"
+	echo "=== $name (limit ${limit} s)${bwhat}${first_why:+, run again}"
 	out=$outs/$name.out
 	t0=$(date +%s)
 	# To a file, not through a pipe (a daemon a suite leaves behind must
@@ -157,7 +169,8 @@ for t in "$here"/t/*.sh; do
 	drops_before=$(softnet_drops)
 	sleep 100000 & sp=$!
 	tail -n +1 -s 0.2 -f --pid=$sp "$out" & tp=$!
-	timeout -k 5 "$limit" bash "$t" </dev/null >"$out" 2>&1
+	(cd "$bdir" && RPCRDMA_BUILDDIR=$bdir \
+		timeout -k 5 "$limit" bash "$t" </dev/null >"$out" 2>&1)
 	rc=$?
 	kill $sp 2>/dev/null
 	wait $tp $sp 2>/dev/null

@@ -9,13 +9,15 @@
 # fails where nfsd passes (a test nfsd fails too says the boot cannot
 # judge); every test's verdict is printed. Without RPCRDMA_T_NFSTEST it fails when RPCRDMA_T_NEED_NFSTEST
 # is set (tools/test.sh, so CI), else skips. RPCRDMA_T_NFSTEST_RUNTEST
-# picks tests (nfstest's --runtest; "all": its 11). By default five, one
-# per kind of chunk: basic01 (the RPC-over-RDMA header), basic03 and
-# basic04 (READDIRPLUS and READLINK replies, reply chunks: where nfs3d
-# failed before it returned an unused one with length 0), read01 (READ
-# data in write chunks) and write01 (WRITE data in read chunks). All 11
+# picks tests (nfstest's --runtest; "all": its 11). By default four, one
+# per kind of chunk: basic01 (the RPC-over-RDMA header), basic04
+# (READLINK replies, reply chunks: where nfs3d failed before it returned
+# an unused one with length 0), read01 (READ data in write chunks) and
+# write01 (WRITE data in read chunks). basic03 (READDIRPLUS in reply
+# chunks, 12 s) left the default for CI's time: 66-nfs3d lists 500
+# names with the kernel's client and checks the reply chunks. All 11
 # take about 340 s against nfsd and 230 s against nfs3d alone under TCG
-# (both passed all 11 on 2026-11-27), the five about 40 % of that.
+# (both passed all 11 on 2026-11-27).
 # vm-timeout: 900
 # vm-first-boot-only: nfs3d's wire form does not depend on the kernel; the kernel's nfsd is the reference of the same boot
 name=69-nfstest
@@ -82,7 +84,7 @@ export HOSTNAME=$A
 i=$(ip -o -4 addr show | awk -v a="$A" '$4 ~ "^" a "/" { print $2; exit }')
 [ -n "$i" ] || die "no interface holds $A"
 
-tests=${RPCRDMA_T_NFSTEST_RUNTEST:-basic01,basic03,basic04,read01,write01}
+tests=${RPCRDMA_T_NFSTEST_RUNTEST:-basic01,basic04,read01,write01}
 
 # run WHO PORT MOUNTPORT EXPORT: nfstest_rdma's verdict per test in
 # $top/WHO.tests ("basic01 PASS", FAIL when any of its checks failed,
