@@ -389,6 +389,11 @@ int rpcrdma_ep_xfer_start(struct rpcrdma_ep *ep, struct rpcrdma_xfer *x);
 void rpcrdma_ep_xfer_flush(struct rpcrdma_ep *ep);
 /* A finished transfer (reaping the CQ first), or NULL. */
 struct rpcrdma_xfer *rpcrdma_ep_xfer_done(struct rpcrdma_ep *ep);
+/* Every finished transfer (reaping the CQ first when none is), in the
+ * order they finished, linked by ->next; NULL when none. One lock for a
+ * batch where rpcrdma_ep_xfer_done takes one per transfer and one more
+ * to find the end. */
+struct rpcrdma_xfer *rpcrdma_ep_xfers_done(struct rpcrdma_ep *ep);
 /* True when a finished transfer waits for rpcrdma_ep_xfer_done. */
 bool rpcrdma_ep_xfers_ready(struct rpcrdma_ep *ep);
 /* Makes the endpoint's fd readable (rpcrdma_ep_unkick clears it): for a

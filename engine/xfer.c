@@ -623,6 +623,21 @@ struct rpcrdma_xfer *rpcrdma_ep_xfer_done(struct rpcrdma_ep *ep)
 	return x;
 }
 
+struct rpcrdma_xfer *rpcrdma_ep_xfers_done(struct rpcrdma_ep *ep)
+{
+	struct rpcrdma_xfer *x, *n;
+
+	pthread_mutex_lock(&ep->lock);
+	if (!ep->xf_done && ep->xf_count)
+		ep_reap(ep);
+	x = ep->xf_done;
+	ep->xf_done = ep->xf_done_tail = NULL;
+	for (n = x; n; n = n->next)
+		ep->xf_count--;
+	pthread_mutex_unlock(&ep->lock);
+	return x;
+}
+
 bool rpcrdma_ep_xfers_ready(struct rpcrdma_ep *ep)
 {
 	bool ready;

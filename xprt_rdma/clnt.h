@@ -40,6 +40,7 @@
 #include "xprt.h"
 
 #define CT_CALLHDR_LEN 20  /* xid, CALL, rpcvers, prog, vers */
+#define CT_REPLY_PLAIN_LEN 24 /* xid, REPLY, MSG_ACCEPTED, verifier, SUCCESS */
 /* Our largest header: every read chunk a DDP call may have, every write
  * chunk (one segment each) and the reply chunk (one segment). */
 #define CT_HDRBUF_LEN                                                   \
@@ -173,6 +174,10 @@ struct ct {
 			    * slot's semaphore (wake) instead */
 	pthread_mutex_t auth_lock;
 	pthread_mutex_t gss_lock; /* RPCSEC_GSS calls, one at a time */
+	/* libtirpc's AUTH_NONE operations (from authnone_create, whose AUTH
+	 * is one shared by all): a cl_auth with these is encoded in place
+	 * (ct_encode). */
+	const struct auth_ops *none_ops;
 
 	struct rpcrdma_opts opts; /* src_addr points into src_str */
 	char *src_str;
@@ -196,6 +201,7 @@ struct ct {
 	uint32_t nwake;
 	bool defer_wake;
 	uint32_t nsleeping;	/* callers asleep, not woken yet (sleeping) */
+	uint32_t cv_waiters;	/* on cv (ct_cv_wait): none, no broadcast */
 	uint64_t last_call_us; /* when a call last found the connection
 				* up (ct_ensure_conn) */
 	uint32_t srtt_us;      /* round trips as observed (7/8 weighted),
@@ -230,6 +236,27 @@ struct ct {
 	uint32_t bc_nans;
 	uint32_t gen;		/* connections installed so far */
 };
+
+/* Waits on ct->cv (ct->lock held) until dl, or for ever when dl is NULL:
+ * pthread_cond_timedwait's result. Counted, so that a broadcast with no
+ * one waiting (every call's end, nearly always) costs nothing. */
+static inline int ct_cv_wait(struct ct *ct, const struct timespec *dl)
+{
+	int rc;
+
+	ct->cv_waiters++;
+	rc = dl ? pthread_cond_timedwait(&ct->cv, &ct->lock, dl)
+		: pthread_cond_wait(&ct->cv, &ct->lock);
+	ct->cv_waiters--;
+	return rc;
+}
+
+/* Wakes whoever waits on ct->cv (ct->lock held). */
+static inline void ct_cv_broadcast(struct ct *ct)
+{
+	if (ct->cv_waiters)
+		pthread_cond_broadcast(&ct->cv);
+}
 
 static inline struct ct *to_ct(CLIENT *cl)
 {
@@ -311,7 +338,7 @@ static inline void slot_free(struct ct *ct, struct ct_slot *s)
 		ct->ep_users--;
 	s->state = SLOT_FREE;
 	rpcrdma_req_credits_put(&ct->credits);
-	pthread_cond_broadcast(&ct->cv);
+	ct_cv_broadcast(ct);
 }
 
 /* The call's own registrations (no window): its call and reply chunk. */
@@ -409,6 +436,16 @@ static inline bool ct_auth_stateless(const AUTH *auth)
 {
 	return auth->ah_cred.oa_flavor == AUTH_NONE ||
 	       auth->ah_cred.oa_flavor == AUTH_SYS;
+}
+
+/* Whether calls with this AUTH need ct->auth_lock around MARSHALL and
+ * VALIDATE. libtirpc's AUTH_NONE has no state to guard (its marshal
+ * takes a lock of its own, its validate accepts anything); AUTH_SYS's
+ * VALIDATE may store a shorthand (AUTH_SHORT) that its MARSHALL reads,
+ * and an application's own AUTH may have state of any kind. */
+static inline bool ct_auth_locked(const struct ct *ct, const AUTH *auth)
+{
+	return auth->ah_ops != ct->none_ops;
 }
 
 /* Index of proc's own hint, or ct->nhints (ct->lock held). */

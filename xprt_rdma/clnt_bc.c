@@ -136,7 +136,7 @@ static bool_t ct_bc_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 		RPCRDMA_STAT_ADD(ep, sent_msg, (uint64_t)-1);
 	}
 	ct->ep_users--;
-	pthread_cond_broadcast(&ct->cv);
+	ct_cv_broadcast(ct);
 	pthread_mutex_unlock(&ct->lock);
 	return ok;
 }
@@ -269,7 +269,7 @@ void *ct_bc_thread(void *arg)
 			(void)ct_poll(ct, pred_bc_work, bc, &dl);
 			continue;
 		}
-		(void)pthread_cond_timedwait(&ct->cv, &ct->lock, &dl);
+		(void)ct_cv_wait(ct, &dl);
 	}
 	pthread_mutex_unlock(&ct->lock);
 	return NULL;
@@ -286,7 +286,7 @@ void ct_bc_free(struct ct *ct)
 	bc->stop = true;
 	if (ct->ep)
 		rpcrdma_ep_wake(ct->ep);
-	pthread_cond_broadcast(&ct->cv);
+	ct_cv_broadcast(ct);
 	pthread_mutex_unlock(&ct->lock);
 	pthread_join(bc->th, NULL);
 	while (bc->head) {

@@ -268,14 +268,14 @@ static int ct_call_wait(struct ct_call *c)
 		s->state = SLOT_ABANDONED;
 		ct_abandon(ct, s);
 		ct->ep_users--;
-		pthread_cond_broadcast(&ct->cv);
+		ct_cv_broadcast(ct);
 		pthread_mutex_unlock(&ct->lock);
 		return ct_call_failed(c, CT_FAIL_WAIT, -ETIMEDOUT);
 	}
 	/* A reset completed the slot while the poller still waits on its
 	 * windows: they are freed only after that. */
 	while (s->flushing)
-		pthread_cond_wait(&ct->cv, &ct->lock);
+		ct_cv_wait(ct, NULL);
 	pthread_mutex_unlock(&ct->lock);
 	return 0;
 }

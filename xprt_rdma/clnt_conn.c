@@ -37,7 +37,7 @@ static void ct_install(struct ct *ct, struct rpcrdma_ep *ep)
 	rpcrdma_req_credits_init(&ct->credits,
 				 rpcrdma_ep_credits(ep) < ct->nslots ?
 					 rpcrdma_ep_credits(ep) : ct->nslots);
-	pthread_cond_broadcast(&ct->cv);
+	ct_cv_broadcast(ct);
 }
 
 /* Connects within timeout_ms (never more than the CLIENT's own limit). */
@@ -148,10 +148,10 @@ int ct_ensure_conn(struct ct *ct, const struct timespec *dl,
 			ct->connecting = false;
 			if (!rc)
 				ct_install(ct, ep);
-			pthread_cond_broadcast(&ct->cv);
+			ct_cv_broadcast(ct);
 			return rc;
 		}
-		if (pthread_cond_timedwait(&ct->cv, &ct->lock, dl) == ETIMEDOUT)
+		if (ct_cv_wait(ct, dl) == ETIMEDOUT)
 			return -ETIMEDOUT;
 	}
 }

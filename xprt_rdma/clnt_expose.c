@@ -149,7 +149,7 @@ void ct_flush_invalidations(struct ct *ct)
 		rc = slot_invalidate_wait(s);
 		pthread_mutex_lock(&ct->lock);
 		__atomic_store_n(&s->flushing, false, __ATOMIC_RELEASE);
-		pthread_cond_broadcast(&ct->cv);
+		ct_cv_broadcast(ct);
 		if (!s->inv_pending) {
 			/* Reset meanwhile: an abandoned slot was left to us. */
 			if (s->state == SLOT_ABANDONED) {
@@ -222,7 +222,7 @@ void ct_abandon(struct ct *ct, struct ct_slot *s)
 		/* The poller may sleep in rpcrdma_ep_poll until a message
 		 * comes: have it flush now. */
 		rpcrdma_ep_wake(ct->ep);
-		if (pthread_cond_timedwait(&ct->cv, &ct->lock, &dl) ==
+		if (ct_cv_wait(ct, &dl) ==
 		    ETIMEDOUT) {
 			ct_break(ct);
 			break;
@@ -351,14 +351,14 @@ int ct_pin_wait(struct ct *ct, struct ct_slot *s, const struct timespec *dl)
 			own = slot_unpin(s) || own;
 			s->pin_waiting = true;
 			if (own) /* other waiters may fit now */
-				pthread_cond_broadcast(&ct->cv);
-			if (pthread_cond_timedwait(&ct->cv, &ct->lock, dl) ==
+				ct_cv_broadcast(ct);
+			if (ct_cv_wait(ct, dl) ==
 			    ETIMEDOUT)
 				rc = -ETIMEDOUT;
 			s->pin_waiting = false;
 		}
 	} else {
-		pthread_cond_broadcast(&ct->cv);
+		ct_cv_broadcast(ct);
 	}
 	pthread_mutex_unlock(&ct->lock);
 	return rc;

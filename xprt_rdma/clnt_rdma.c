@@ -468,6 +468,7 @@ CLIENT *clnt_rdma_create(const char *host, rpcprog_t prog, rpcvers_t vers,
 		st = RPC_SYSTEMERROR;
 		goto out_free;
 	}
+	ct->none_ops = ct->clnt.cl_auth->ah_ops;
 	return &ct->clnt;
 out_free:
 	ct_free(ct);

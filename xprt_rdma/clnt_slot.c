@@ -62,7 +62,7 @@ void ct_break(struct ct *ct)
 			slot_free(ct, s);
 		}
 	}
-	pthread_cond_broadcast(&ct->cv);
+	ct_cv_broadcast(ct);
 }
 
 /*
@@ -83,7 +83,7 @@ void ct_poller_leave(struct ct *ct)
 			break;
 		}
 	}
-	pthread_cond_broadcast(&ct->cv);
+	ct_cv_broadcast(ct);
 }
 
 /*

@@ -112,18 +112,21 @@ void bc_kill(struct conn_bc *bc)
 	pthread_mutex_unlock(&bc->lock);
 }
 
-/* The thread serving c is now in (or out of) a dispatch function. */
+/*
+ * The thread serving c is now in (or out of) a dispatch function. Read
+ * only by bc_wait, to learn whether its own thread is that one: a thread
+ * sees its own stores, and another's disp_thread once it has seen that
+ * thread's in_dispatch (release here, acquire there), so no lock (it
+ * cost two per call).
+ */
 void bc_dispatching(struct svc_conn *c, bool on)
 {
 	struct conn_bc *bc = c->bc;
 
-	if (!on && !bc->in_dispatch)
-		return;
-	pthread_mutex_lock(&bc->lock);
-	bc->in_dispatch = on;
 	if (on)
-		bc->disp_thread = pthread_self();
-	pthread_mutex_unlock(&bc->lock);
+		__atomic_store_n(&bc->disp_thread, pthread_self(),
+				 __ATOMIC_RELAXED);
+	__atomic_store_n(&bc->in_dispatch, on, __ATOMIC_RELEASE);
 }
 
 /* The backward call waiting for xid, or abandoned by its caller, or NULL
@@ -273,8 +276,10 @@ bool msg_is_not_bc_answer(const uint8_t *data, uint32_t len)
  * conn_pump, svc_recv.c). */
 static int bc_wait(struct conn_bc *bc, const struct timespec *dl)
 {
-	if (bc->in_dispatch && bc->c && !bc->dead &&
-	    pthread_equal(bc->disp_thread, pthread_self())) {
+	if (__atomic_load_n(&bc->in_dispatch, __ATOMIC_ACQUIRE) && bc->c &&
+	    !bc->dead &&
+	    pthread_equal(__atomic_load_n(&bc->disp_thread, __ATOMIC_RELAXED),
+			  pthread_self())) {
 		struct svc_conn *c = bc->c;	/* ours: we serve it */
 		int ms = xprt_ms_left(dl);
 

@@ -115,7 +115,9 @@ struct conn_bc {
 	bool dead;
 	bool close_wanted;		/* atomic: bc_abandoned asks the thread
 					 * serving c to close it */
-	bool in_dispatch;		/* disp_thread runs a dispatch of c */
+	/* disp_thread runs a dispatch of c. Both atomic, no lock
+	 * (bc_dispatching, bc_wait). */
+	bool in_dispatch;
 	pthread_t disp_thread;
 	uint32_t next_xid;
 	struct rpcrdma_req_credits cr;	/* RFC 8167 section 3.1 */

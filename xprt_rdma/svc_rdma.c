@@ -189,7 +189,7 @@ static void conn_destroy(SVCXPRT *xprt)
 	pthread_mutex_lock(&c->bc->lock);
 	bc_kill_locked(c->bc);
 	c->bc->c = NULL;
-	c->bc->in_dispatch = false;
+	__atomic_store_n(&c->bc->in_dispatch, false, __ATOMIC_RELEASE);
 	while (c->bc->senders)
 		pthread_cond_wait(&c->bc->cv, &c->bc->lock);
 	c->bc->ep = NULL;

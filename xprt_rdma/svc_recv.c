@@ -316,11 +316,13 @@ static void call_take(struct svc_call *k)
  * free their call. */
 static void conn_reap_xfers(struct svc_conn *c)
 {
-	struct rpcrdma_xfer *x;
+	struct rpcrdma_xfer *x, *next;
 
-	while ((x = rpcrdma_ep_xfer_done(c->ep))) {
+	for (x = rpcrdma_ep_xfers_done(c->ep); x; x = next) {
 		struct svc_call *k = x->owner;
 
+		next = x->next;	/* x may go with k below */
+		x->next = NULL;
 		if (x->status) {
 			/* The connection is gone or the peer's segments
 			 * failed us (bad rkey): nothing on it completes. */

