@@ -445,7 +445,7 @@ static inline bool ct_auth_stateless(const AUTH *auth)
  * and an application's own AUTH may have state of any kind. */
 static inline bool ct_auth_locked(const struct ct *ct, const AUTH *auth)
 {
-	return auth->ah_ops != ct->none_ops;
+	return auth->ah_ops != ct->none_ops || !ct_auth_stateless(auth);
 }
 
 /* Index of proc's own hint, or ct->nhints (ct->lock held). */

@@ -33,12 +33,13 @@
  * (which takes a lock of libtirpc's) wrote, in a fifth of the
  * instructions. false when cl_auth is another or the stream gives no
  * direct access. */
-static bool ct_encode_plain(const struct ct *ct, struct ct_slot *s,
+static bool ct_encode_plain(const struct ct *ct, const AUTH *auth,
+			    struct ct_slot *s,
 			    const uint8_t hdr[CT_CALLHDR_LEN], int32_t proc)
 {
 	int32_t *p;
 
-	if (ct->clnt.cl_auth->ah_ops != ct->none_ops)
+	if (auth->ah_ops != ct->none_ops)
 		return false;
 	p = XDR_INLINE(&s->xdr, CT_CALLHDR_LEN + 5 * BYTES_PER_XDR_UNIT);
 	if (!p)
@@ -66,7 +67,7 @@ bool ct_encode(struct ct *ct, struct ct_slot *s,
 		pthread_mutex_lock(&ct->auth_lock);
 	rpcrdma_xdrgrow_set_ddp(&s->xdr, 0);
 	rpcrdma_xdrgrow_set_zc(&s->xdr, 0);
-	ok = ct_encode_plain(ct, s, hdr, p) ||
+	ok = ct_encode_plain(ct, auth, s, hdr, p) ||
 	     (XDR_PUTBYTES(&s->xdr, (char *)hdr, CT_CALLHDR_LEN) &&
 	      XDR_PUTINT32(&s->xdr, &p) && AUTH_MARSHALL(auth, &s->xdr));
 	/* Items are the arguments' only: the header and credentials are
@@ -85,7 +86,8 @@ bool ct_encode(struct ct *ct, struct ct_slot *s,
 	 * took) wraps the arguments with that state: no other call's
 	 * MARSHALL in between. */
 	ok = ok && AUTH_WRAP(auth, &s->xdr, xargs, argsp);
-	pthread_mutex_unlock(&ct->auth_lock);
+	if (locked)
+		pthread_mutex_unlock(&ct->auth_lock);
 	return ok;
 }
 

@@ -7,8 +7,8 @@
  * lib/recv.c decides from its bytes and the call's offer (the header, a
  * reply's chunk lists against the offer, its length against the room:
  * RFC 8166 sections 3.4.6 and 3.5.4, proven by check and fuzzed by
- * tests/fuzz/fuzz_clntreply.c); ct_decode turns a slot's reply into the
- * caller's results. A backward call goes to the backward inbox
+ * tests/fuzz/fuzz_clntreply.c); clnt_decode.c's ct_decode turns a slot's
+ * reply into the caller's results. A backward call goes to the backward inbox
  * (ct_bc_take, ct_bc_purge, ct_bc_answer_now), which lives here rather
  * than in clnt_bc.c so that the poller never calls up into the backward
  * service: that service only pops the inbox and borrows ct_poll.
@@ -534,106 +534,4 @@ void ct_bc_purge(struct ct *ct)
 		free(k);
 	}
 	bc->tail = NULL;
-}
-
-/* Decodes no results: xdr_replymsg's placeholder for them. */
-static bool_t ct_xdr_void(XDR *xdrs, ...)
-{
-	(void)xdrs;
-	return TRUE;
-}
-
-/* Whether the reply starts as nearly every reply does (RFC 5531 section
- * 9): this call's XID, REPLY, MSG_ACCEPTED, an AUTH_NONE verifier of no
- * bytes, SUCCESS. Those six words are then read in place, not through
- * xdr_replymsg's tree of XDR routines (about 400 instructions of a NULL
- * call's 5,900). The RPC header is never moved by DDP: it is inline. */
-static bool ct_reply_plain(const struct ct_slot *s)
-{
-	uint32_t w[CT_REPLY_PLAIN_LEN / 4];
-
-	if (s->reply_len < CT_REPLY_PLAIN_LEN)
-		return false;
-	memcpy(w, s->reply_buf, sizeof(w));
-	return ntohl(w[0]) == s->xid && ntohl(w[1]) == REPLY &&
-	       ntohl(w[2]) == MSG_ACCEPTED && ntohl(w[3]) == AUTH_NONE &&
-	       w[4] == 0 && ntohl(w[5]) == SUCCESS;
-}
-
-/* Decodes the reply in the slot (RPC message in s->reply_buf). */
-enum clnt_stat ct_decode(struct ct *ct, struct ct_slot *s,
-				xdrproc_t xres, void *resp, struct rpc_err *err,
-				bool *refresh)
-{
-	AUTH *auth = ct->clnt.cl_auth;
-	struct rpcrdma_xdrddp dd;
-	struct rpc_msg reply;
-	bool ddp = false;
-	XDR x;
-
-	memset(&reply, 0, sizeof(reply));
-	reply.acpted_rply.ar_verf = _null_auth;
-	reply.acpted_rply.ar_results.where = NULL;
-	reply.acpted_rply.ar_results.proc = ct_xdr_void;
-	for (uint32_t i = 0; i < s->nwrites; i++) {
-		dd.chunks[i].data = slot_write_area(s, i);
-		dd.chunks[i].len = s->wlen[i];
-		ddp |= s->wlen[i] != 0;
-	}
-	dd.n = s->nwrites;
-	if (ddp &&
-	    rpcrdma_xdrddp_create(&x, &dd, s->reply_buf, s->reply_len,
-				  ct->opts.ddp_threshold)) {
-		err->re_status = RPC_CANTDECODERES;
-		return err->re_status;
-	} else if (!ddp)
-		xdrmem_create(&x, (char *)s->reply_buf, s->reply_len,
-			      XDR_DECODE);
-	if (ct_reply_plain(s)) {
-		/* As xdr_replymsg and _seterr_reply would have left it. */
-		(void)XDR_SETPOS(&x, CT_REPLY_PLAIN_LEN);
-		err->re_status = RPC_SUCCESS;
-	} else if (!xdr_replymsg(&x, &reply) || reply.rm_xid != s->xid) {
-		err->re_status = RPC_CANTDECODERES;
-		goto out;
-	} else {
-		_seterr_reply(&reply, err);
-	}
-	if (err->re_status == RPC_SUCCESS) {
-		bool stateless = ct_auth_stateless(auth);
-		bool locked = ct_auth_locked(ct, auth);
-
-		if (locked)
-			pthread_mutex_lock(&ct->auth_lock);
-		if (!AUTH_VALIDATE(auth, &reply.acpted_rply.ar_verf)) {
-			err->re_status = RPC_AUTHERROR;
-			err->re_why = AUTH_INVALIDRESP;
-		}
-		if (stateless && locked)
-			pthread_mutex_unlock(&ct->auth_lock);
-		if (err->re_status == RPC_SUCCESS &&
-		    !AUTH_UNWRAP(auth, &x, xres, resp))
-			err->re_status = RPC_CANTDECODERES;
-		if (err->re_status == RPC_SUCCESS && ddp &&
-		    !rpcrdma_xdrddp_done(&dd)) {
-			/* Returned bytes the results did not take: not the
-			 * reply to this call's XDR. What was decoded goes
-			 * (libtirpc callers free nothing after a failure). */
-			xdr_free(xres, resp);
-			err->re_status = RPC_CANTDECODERES;
-		}
-		if (!stateless && locked)
-			pthread_mutex_unlock(&ct->auth_lock);
-	} else if (err->re_status == RPC_AUTHERROR) {
-		pthread_mutex_lock(&ct->auth_lock);
-		*refresh = AUTH_REFRESH(auth, &reply);
-		pthread_mutex_unlock(&ct->auth_lock);
-	}
-	if (reply.acpted_rply.ar_verf.oa_base) {
-		x.x_op = XDR_FREE;
-		(void)xdr_opaque_auth(&x, &reply.acpted_rply.ar_verf);
-	}
-out:
-	XDR_DESTROY(&x);
-	return err->re_status;
 }

@@ -313,7 +313,10 @@ static void call_take(struct svc_call *k)
 }
 
 /* Moves on the transfers that finished: reads make calls ready, sends
- * free their call. */
+ * free their call. One batch, taken at once: a transfer that finishes
+ * while it is handled (an ERR_CHUNK's Send, done when posted) waits for
+ * the next call here, which conn_recv's loop, conn_pump and conn_state's
+ * look at finished transfers bring. */
 static void conn_reap_xfers(struct svc_conn *c)
 {
 	struct rpcrdma_xfer *x, *next;

@@ -17,7 +17,7 @@ xprt_rdma/clnt_call.c
 xprt_rdma/clnt_bc.c,xprt_rdma/svc_recv.c
 xprt_rdma/clnt_conn.c,xprt_rdma/svc_bc.c,xprt_rdma/svc_send.c
 xprt_rdma/clnt_marshal.c,xprt_rdma/svc_call.c
-xprt_rdma/clnt_reply.c
+xprt_rdma/clnt_reply.c,xprt_rdma/clnt_decode.c
 xprt_rdma/clnt_expose.c
 xprt_rdma/clnt_slot.c
 xprt_rdma/svc_pool.c
