@@ -342,6 +342,19 @@ static void check_same(struct rpc_msg *m, bool with_auth)
 	rpcrdma_xdrgrow_destroy(&x);
 }
 
+/* The common reply to XID: accepted, AUTH_NONE verifier, SUCCESS, *v. */
+static void common_reply(struct rpc_msg *m, int *v)
+{
+	memset(m, 0, sizeof(*m));
+	m->rm_xid = XID;
+	m->rm_direction = REPLY;
+	m->rm_reply.rp_stat = MSG_ACCEPTED;
+	m->acpted_rply.ar_verf = none_verf();
+	m->acpted_rply.ar_stat = SUCCESS;
+	m->acpted_rply.ar_results.where = (caddr_t)v;
+	m->acpted_rply.ar_results.proc = (xdrproc_t)xdr_int;
+}
+
 START_TEST(test_server_same_bytes)
 {
 	uint8_t shorthand[8] = { 8, 7, 6, 5, 4, 3, 2, 1 };
@@ -350,14 +363,7 @@ START_TEST(test_server_same_bytes)
 	int v = 0x0badcafe;
 
 	for (int a = 0; a < 2; a++) {
-		memset(&m, 0, sizeof(m));
-		m.rm_xid = XID;
-		m.rm_direction = REPLY;
-		m.rm_reply.rp_stat = MSG_ACCEPTED;
-		m.acpted_rply.ar_verf = none_verf();
-		m.acpted_rply.ar_stat = SUCCESS;
-		m.acpted_rply.ar_results.where = (caddr_t)&v;
-		m.acpted_rply.ar_results.proc = (xdrproc_t)xdr_int;
+		common_reply(&m, &v);
 		check_same(&m, a);	/* the common reply */
 		ck_assert_ptr_eq(m.acpted_rply.ar_results.where, &v);
 		m.acpted_rply.ar_verf = sv;
@@ -396,14 +402,7 @@ START_TEST(test_round_trip)
 	memset(&xprt, 0, sizeof(xprt));
 	ext.xp_auth.svc_ah_ops = &plain_ops;
 	xprt.xp_p3 = &ext;
-	memset(&m, 0, sizeof(m));
-	m.rm_xid = XID;
-	m.rm_direction = REPLY;
-	m.rm_reply.rp_stat = MSG_ACCEPTED;
-	m.acpted_rply.ar_verf = none_verf();
-	m.acpted_rply.ar_stat = SUCCESS;
-	m.acpted_rply.ar_results.where = (caddr_t)&v;
-	m.acpted_rply.ar_results.proc = (xdrproc_t)xdr_int;
+	common_reply(&m, &v);
 	xdrmem_create(&x, (char *)buf, BUFSZ, XDR_ENCODE);
 	ck_assert(xprt_reply_encode(&xprt, &x, &m));
 	ck_assert_int_eq(decode_int(ct, buf, XDR_GETPOS(&x), &got, &err),
