@@ -243,7 +243,7 @@ static bool_t xdr_blob(XDR *x, struct blob *b)
  * chunk, the inline part holding only its length. */
 START_TEST(test_client_plain_ddp)
 {
-	static uint8_t buf[CT_REPLY_PLAIN_LEN + 4 + 8192];
+	static uint8_t buf[BUFSZ];	/* make_reply's stream is BUFSZ */
 	struct ct *ct = ct_new(NULL);
 	struct rpc_err err;
 	struct blob out = { NULL, 0 };
