@@ -71,8 +71,10 @@ enum clnt_stat ct_decode(struct ct *ct, struct ct_slot *s,
 		(void)XDR_SETPOS(&x, CT_REPLY_PLAIN_LEN);
 		err->re_status = RPC_SUCCESS;
 	} else if (!xdr_replymsg(&x, &reply) || reply.rm_xid != s->xid) {
+		/* Its verifier may be decoded already (a reply cut short
+		 * after it): freed below, or each such reply leaks it. */
 		err->re_status = RPC_CANTDECODERES;
-		goto out;
+		goto out_verf;
 	} else {
 		_seterr_reply(&reply, err);
 	}
@@ -106,11 +108,16 @@ enum clnt_stat ct_decode(struct ct *ct, struct ct_slot *s,
 		*refresh = AUTH_REFRESH(auth, &reply);
 		pthread_mutex_unlock(&ct->auth_lock);
 	}
-	if (reply.acpted_rply.ar_verf.oa_base) {
+out_verf:
+	/* Only an accepted reply has a verifier: in a denial the union's
+	 * other arm (rejected_reply) overlays it, and RPC_MISMATCH's high
+	 * version lies where oa_base is (a peer's number freed as a
+	 * pointer). */
+	if (reply.rm_reply.rp_stat == MSG_ACCEPTED &&
+	    reply.acpted_rply.ar_verf.oa_base) {
 		x.x_op = XDR_FREE;
 		(void)xdr_opaque_auth(&x, &reply.acpted_rply.ar_verf);
 	}
-out:
 	XDR_DESTROY(&x);
 	return err->re_status;
 }

@@ -23,9 +23,10 @@
 #define XID 0x5a5a0001u
 #define BUFSZ 16384
 
-/* A reply as libtirpc encodes it: accepted with stat (results res of
- * proc when SUCCESS, the version range when PROG_MISMATCH) and verifier
- * verf, or denied with AUTH_ERROR why. Its length. */
+/* A reply as libtirpc encodes it: accepted (1) with stat (results res
+ * of proc when SUCCESS, the version range when PROG_MISMATCH) and
+ * verifier verf, or denied with AUTH_ERROR (0) or RPC_MISMATCH (-1). Its
+ * length. */
 static size_t make_reply(uint8_t *buf, uint32_t xid, int accepted,
 			 enum accept_stat stat, struct opaque_auth verf,
 			 xdrproc_t proc, void *res)
@@ -37,7 +38,7 @@ static size_t make_reply(uint8_t *buf, uint32_t xid, int accepted,
 	memset(&m, 0, sizeof(m));
 	m.rm_xid = xid;
 	m.rm_direction = REPLY;
-	if (accepted) {
+	if (accepted == 1) {
 		m.rm_reply.rp_stat = MSG_ACCEPTED;
 		m.acpted_rply.ar_verf = verf;
 		m.acpted_rply.ar_stat = stat;
@@ -48,10 +49,17 @@ static size_t make_reply(uint8_t *buf, uint32_t xid, int accepted,
 			m.acpted_rply.ar_vers.low = 2;
 			m.acpted_rply.ar_vers.high = 3;
 		}
-	} else {
+	} else if (accepted == 0) {
 		m.rm_reply.rp_stat = MSG_DENIED;
 		m.rjcted_rply.rj_stat = AUTH_ERROR;
 		m.rjcted_rply.rj_why = AUTH_BADCRED;
+	} else {
+		/* RPC_MISMATCH, the range a hostile peer's: its high version
+		 * lies where an accepted reply's verifier pointer does. */
+		m.rm_reply.rp_stat = MSG_DENIED;
+		m.rjcted_rply.rj_stat = RPC_MISMATCH;
+		m.rjcted_rply.rj_vers.low = 0x41414141;
+		m.rjcted_rply.rj_vers.high = 0x42424242;
 	}
 	xdrmem_create(&x, (char *)buf, BUFSZ, XDR_ENCODE);
 	ck_assert(xdr_replymsg(&x, &m));
@@ -201,6 +209,12 @@ START_TEST(test_client_other)
 		ck_assert_int_eq(got, v);
 		ct_del(sct);
 	}
+	/* Cut short after a verifier with bytes: not decoded, and the
+	 * verifier decoding allocated goes (LeakSanitizer in the ASan build;
+	 * found by fuzzing ct_decode). */
+	len = make_reply(buf, XID, 1, SUCCESS, sv, (xdrproc_t)xdr_int, &v);
+	ck_assert_int_eq(decode_int(ct, buf, 5 * 4 + 8, &got, &err),
+			 RPC_CANTDECODERES);
 	/* Accepted, not SUCCESS. */
 	len = make_reply(buf, XID, 1, PROG_UNAVAIL, none_verf(), NULL, NULL);
 	ck_assert_int_eq(decode_int(ct, buf, len, &got, &err),
@@ -217,6 +231,14 @@ START_TEST(test_client_other)
 	len = make_reply(buf, XID, 0, SUCCESS, none_verf(), NULL, NULL);
 	ck_assert_int_eq(decode_int(ct, buf, len, &got, &err), RPC_AUTHERROR);
 	ck_assert_int_eq(err.re_why, AUTH_BADCRED);
+	/* Denied for the RPC version: the range reported, nothing freed
+	 * that the reply did not allocate (ASan and the free of a bad
+	 * pointer catch it; found by fuzzing ct_decode). */
+	len = make_reply(buf, XID, -1, SUCCESS, none_verf(), NULL, NULL);
+	ck_assert_int_eq(decode_int(ct, buf, len, &got, &err),
+			 RPC_VERSMISMATCH);
+	ck_assert_uint_eq(err.re_vers.low, 0x41414141);
+	ck_assert_uint_eq(err.re_vers.high, 0x42424242);
 	/* The common header cut short, and its results missing. */
 	len = make_reply(buf, XID, 1, SUCCESS, none_verf(),
 			 (xdrproc_t)xdr_int, &v);
