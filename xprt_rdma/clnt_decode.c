@@ -109,15 +109,7 @@ enum clnt_stat ct_decode(struct ct *ct, struct ct_slot *s,
 		pthread_mutex_unlock(&ct->auth_lock);
 	}
 out_verf:
-	/* Only an accepted reply has a verifier: in a denial the union's
-	 * other arm (rejected_reply) overlays it, and RPC_MISMATCH's high
-	 * version lies where oa_base is (a peer's number freed as a
-	 * pointer). */
-	if (reply.rm_reply.rp_stat == MSG_ACCEPTED &&
-	    reply.acpted_rply.ar_verf.oa_base) {
-		x.x_op = XDR_FREE;
-		(void)xdr_opaque_auth(&x, &reply.acpted_rply.ar_verf);
-	}
+	xprt_reply_verf_free(&x, &reply);
 	XDR_DESTROY(&x);
 	return err->re_status;
 }

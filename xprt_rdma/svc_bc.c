@@ -377,13 +377,7 @@ static enum clnt_stat cbc_decode(struct cbc *cb, const struct bc_slot *s,
 			err->re_why = AUTH_INVALIDRESP;
 		}
 	}
-	/* Only an accepted reply has a verifier (clnt_decode.c: a denial's
-	 * RPC_MISMATCH range overlays oa_base). */
-	if (reply.rm_reply.rp_stat == MSG_ACCEPTED &&
-	    reply.acpted_rply.ar_verf.oa_base) {
-		x.x_op = XDR_FREE;
-		(void)xdr_opaque_auth(&x, &reply.acpted_rply.ar_verf);
-	}
+	xprt_reply_verf_free(&x, &reply);
 	XDR_DESTROY(&x);
 	return err->re_status;
 }

@@ -46,6 +46,22 @@ static bool reply_plain_encode(XDR *x, const struct rpc_msg *msg)
 	return true;
 }
 
+/*
+ * Only an accepted reply has a verifier: in a denial the union's other
+ * arm (rejected_reply) overlays it, and RPC_MISMATCH's high version lies
+ * where oa_base is (a peer's number freed as a pointer). Both CLIENTs
+ * decode their replies with xdr_replymsg: the forward one
+ * (clnt_decode.c) and the server's callback one (svc_bc.c).
+ */
+void xprt_reply_verf_free(XDR *x, struct rpc_msg *msg)
+{
+	if (msg->rm_reply.rp_stat != MSG_ACCEPTED ||
+	    !msg->acpted_rply.ar_verf.oa_base)
+		return;
+	x->x_op = XDR_FREE;
+	(void)xdr_opaque_auth(x, &msg->acpted_rply.ar_verf);
+}
+
 bool xprt_reply_encode(SVCXPRT *xprt, XDR *x, struct rpc_msg *msg)
 {
 	SVCAUTH *auth = &SVC_XP_AUTH(xprt);

@@ -69,6 +69,9 @@ SVCXPRT *rpcrdma_svc_made(const char *netid);
  * wrap the results (tirpc.c: the server's replies and the backward
  * direction's too). */
 bool xprt_reply_encode(SVCXPRT *xprt, XDR *x, struct rpc_msg *msg);
+/* Frees what decoding the reply msg from x allocated for its verifier:
+ * an accepted reply's only (the rejected reply overlays it). */
+void xprt_reply_verf_free(XDR *x, struct rpc_msg *msg);
 
 /* The one mapping of a received RDMA_ERROR (its wire code, kept with
  * -EPROTO by the call it failed) to the call's clnt_stat and re_errno
