@@ -93,12 +93,14 @@ rec() {
 if [ -n "$quick" ]; then
 	SIZES="4096 1048576"
 	LAT_N=200 RATE_CALLS=400 THREADS="1 32" INSTR_N=100 LOSS_ITERS=2
-	# The profile's tooling once (over rdma): perf report of a system-wide
-	# call-graph profile takes about 3 minutes per netid under TCG.
-	PERF_NETIDS=rdma
+	# The profile's tooling once (over rdma), flat: perf report of a
+	# system-wide call-graph profile takes about 3 minutes per netid under
+	# TCG.
+	PERF_NETIDS=rdma PERF_G=
 else
 	SIZES="4096 65536 1048576 4194304"
 	LAT_N=2000 RATE_CALLS=3000 THREADS="1 8 32 128" INSTR_N=1000 LOSS_ITERS=32
+	PERF_G=-g
 fi
 # Iterations per size: about 32 MiB, and at least 16.
 iters() {
@@ -308,10 +310,11 @@ echo 0 >/proc/fs/nfsd/threads
 # the kernel nfsd's NFS ones stay as they are; its ports are given to
 # mount instead. Both run 4 threads.
 say "nfs: the kernel client, dd with direct I/O"
-# --quick: one round of 16 MiB (about 10 MiB/s over rdma under TCG).
+# --quick: one round of 8 MiB (about 10 MiB/s over rdma under TCG; still
+# 8 READs and WRITEs of 1 MiB, each in a chunk).
 DD_MIB=64
 DD_ROUNDS=3
-[ -n "$quick" ] && DD_MIB=16 DD_ROUNDS=1
+[ -n "$quick" ] && DD_MIB=8 DD_ROUNDS=1
 N3_RDMA=20050 N3_TCP=2050 N3_MNT=20051 NFS_THREADS=4
 modprobe -a nfsd rpcrdma nfs nfsv3 || die "modprobe nfs nfsv3 failed"
 nfs_top=/run/rpcrdma-bench-nfs
@@ -680,13 +683,14 @@ for netid in ${PERF_NETIDS:-tcp rdma}; do
 	start_server "$netid"
 	# A steady state: perf starts sampling 1.5 s into the client's run,
 	# past its start-up and connection set-up (-D).
-	o=$(timeout 300 perf record -q -D 1500 -a -g -e cpu-clock -o "$data" -- \
+	# shellcheck disable=SC2086 # PERF_G: -g, or nothing in a quick run
+	o=$(timeout 300 perf record -q -D 1500 -a $PERF_G -e cpu-clock -o "$data" -- \
 		"$cli" -n "$netid" "$B" rate 32 $((RATE_CALLS / 8)) shared 2>&1) ||
 		die "perf record over $netid: $o"
 	echo "$o" >"$out/perf.$netid.client.txt"
 	stop_server
 	perf report -q -i "$data" --no-children --sort comm,dso,symbol \
-		--stdio -g none 2>"$out/perf.$netid.err" |
+		--stdio ${PERF_G:+-g none} 2>"$out/perf.$netid.err" |
 		grep -v '^$' | head -n 40 >"$out/perf.$netid.txt"
 	# Where the client's kernel time goes, by caller (call graphs): for
 	# the reader, not the report; a second pass over the profile, so not

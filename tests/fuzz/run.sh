@@ -10,7 +10,7 @@
 # $FUZZ_OUT (default ./build-fuzz). A reproducer becomes a unit test.
 # FUZZ_JOBS targets run at once (default: the number of cores).
 #
-#   bash tests/fuzz/run.sh 30       # what CI runs: 30 s each
+#   bash tests/fuzz/run.sh 22       # what CI runs: 22 s each
 #   bash tests/fuzz/run.sh 3600 hdr # one target for an hour
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -18,7 +18,7 @@ secs=${1:-60}
 [ $# -gt 0 ] && shift
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] ||
-	targets=(hdr pvtdata splice xdrddp svcrecv clntreply)
+	targets=(hdr pvtdata splice xdrddp svcrecv clntreply clntdecode)
 out=${FUZZ_OUT:-$PWD/build-fuzz}
 mkdir -p "$out"
 cc=${CC_FUZZ:-clang}
@@ -29,7 +29,7 @@ libs=($(pkg-config --libs libtirpc))
 
 # Build every target first, then run them FUZZ_JOBS at a time (default:
 # one per core): each libFuzzer run is one process on one core, so on 2
-# cores the 6 targets take 3 x SECONDS, each with its whole SECONDS.
+# cores the 7 targets take 4 x SECONDS, each with its whole SECONDS.
 for t in "${targets[@]}"; do
 	case "$t" in
 	hdr) src=("$top/lib/hdr.c" "$top/lib/chunks.c" "$top/lib/splice.c"
@@ -40,6 +40,9 @@ for t in "${targets[@]}"; do
 	svcrecv | clntreply)
 		src=("$top/lib/recv.c" "$top/lib/hdr.c" "$top/lib/chunks.c"
 		     "$top/lib/splice.c") ;;
+	clntdecode)
+		src=("$top/xprt_rdma/clnt_decode.c" "$top/xprt_rdma/xdr_ddp.c"
+		     "$top/xprt_rdma/tirpc.c") ;;
 	*) echo "fuzz: unknown target $t" >&2; exit 2 ;;
 	esac
 	"$cc" "${flags[@]}" "$top/tests/fuzz/fuzz_$t.c" "${src[@]}" \

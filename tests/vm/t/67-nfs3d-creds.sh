@@ -17,7 +17,10 @@ for c in rpcbind mount.nfs umount cmp setpriv; do
 done
 modprobe -a rpcrdma nfs nfsv3 || { echo "no rpcrdma/nfs modules"; exit 77; }
 
-srv=./nfs/nfs3d
+# The binary, not libtool's wrapper (tests/vm/prog-lib.sh).
+. "$RPCRDMA_SRCDIR/tests/vm/prog-lib.sh" || exit 1
+prog "$RPCRDMA_BUILDDIR" nfs/nfs3d
+srv=$REPLY
 [ -x "$srv" ] || { echo "67-nfs3d-creds: $srv not built"; exit 1; }
 B=${RPCRDMA_ADDR_B:?}
 RDMA_PORT=20052

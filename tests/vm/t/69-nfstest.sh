@@ -31,7 +31,10 @@ for c in rpcbind mount.nfs tcpdump python3; do
 	command -v $c >/dev/null || { echo "$c not installed"; exit 77; }
 done
 modprobe -a rpcrdma nfs nfsv3 nfsd || { echo "no rpcrdma/nfs/nfsd modules"; exit 77; }
-srv=./nfs/nfs3d
+# The binary, not libtool's wrapper (tests/vm/prog-lib.sh).
+. "$RPCRDMA_SRCDIR/tests/vm/prog-lib.sh" || exit 1
+prog "$RPCRDMA_BUILDDIR" nfs/nfs3d
+srv=$REPLY
 [ -x "$srv" ] || { echo "$name: $srv not built"; exit 1; }
 A=${RPCRDMA_ADDR_A:?}
 B=${RPCRDMA_ADDR_B:?}
