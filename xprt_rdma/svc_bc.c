@@ -354,34 +354,6 @@ static bool cbc_encode(struct cbc *cb, XDR *x, uint32_t xid, rpcproc_t proc,
 	       AUTH_MARSHALL(auth, x) && AUTH_WRAP(auth, x, xargs, argsp);
 }
 
-static enum clnt_stat cbc_decode(struct cbc *cb, const struct bc_slot *s,
-				 xdrproc_t xres, void *resp,
-				 struct rpc_err *err)
-{
-	struct rpc_msg reply;
-	XDR x;
-
-	memset(&reply, 0, sizeof(reply));
-	reply.acpted_rply.ar_verf = _null_auth;
-	reply.acpted_rply.ar_results.where = resp;
-	reply.acpted_rply.ar_results.proc = xres;
-	xdrmem_create(&x, (char *)s->buf, s->len, XDR_DECODE);
-	if (!xdr_replymsg(&x, &reply) || reply.rm_xid != s->xid) {
-		err->re_status = RPC_CANTDECODERES;
-	} else {
-		_seterr_reply(&reply, err);
-		if (err->re_status == RPC_SUCCESS &&
-		    !AUTH_VALIDATE(cb->clnt.cl_auth,
-				   &reply.acpted_rply.ar_verf)) {
-			err->re_status = RPC_AUTHERROR;
-			err->re_why = AUTH_INVALIDRESP;
-		}
-	}
-	xprt_reply_verf_free(&x, &reply);
-	XDR_DESTROY(&x);
-	return err->re_status;
-}
-
 /*
  * RFC 8167 section 4.1: a backward call is an RDMA_MSG with every chunk
  * list empty and the whole RPC call inline, within the client's inline
@@ -511,7 +483,8 @@ static enum clnt_stat cbc_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 		goto out_unlock;
 	}
 	pthread_mutex_unlock(&bc->lock);
-	st = cbc_decode(cb, s, xres, resp, &err);
+	st = xprt_reply_decode(cb->clnt.cl_auth, s->buf, s->len, s->xid, xres,
+			       resp, &err);
 	pthread_mutex_lock(&bc->lock);
 	bc_slot_free(bc, s);
 out_unlock:

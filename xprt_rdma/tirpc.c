@@ -5,12 +5,14 @@
  * and those of the client's backward service, clnt_bc.c), the clnt_stat
  * of a call failed by RDMA_ERROR (the forward CLIENT, clnt_rdma.c, and
  * the server's callback CLIENT, svc_bc.c), what both CLIENTs do alike
- * (the timeout check, abort, freeres), and the null
+ * (the timeout check, abort, freeres, the reply's verifier; the callback
+ * CLIENT's whole reply decoding), and the null
  * xp_ops members of transports that carry no calls (the listener, the
  * pool's waker, the client's backward SVCXPRT). It calls nothing else of
  * the library.
  */
 #include <errno.h>
+#include <string.h>
 #include <arpa/inet.h>
 #include <rpc/rpc.h>
 #include <rpcrdma/wire.h>
@@ -51,7 +53,8 @@ static bool reply_plain_encode(XDR *x, const struct rpc_msg *msg)
  * arm (rejected_reply) overlays it, and RPC_MISMATCH's high version lies
  * where oa_base is (a peer's number freed as a pointer). Both CLIENTs
  * decode their replies with xdr_replymsg: the forward one
- * (clnt_decode.c) and the server's callback one (svc_bc.c).
+ * (clnt_decode.c) and the server's callback one (xprt_reply_decode,
+ * below, for svc_bc.c).
  */
 void xprt_reply_verf_free(XDR *x, struct rpc_msg *msg)
 {
@@ -60,6 +63,33 @@ void xprt_reply_verf_free(XDR *x, struct rpc_msg *msg)
 		return;
 	x->x_op = XDR_FREE;
 	(void)xdr_opaque_auth(x, &msg->acpted_rply.ar_verf);
+}
+
+enum clnt_stat xprt_reply_decode(AUTH *auth, const uint8_t *buf,
+				 uint32_t len, uint32_t xid, xdrproc_t xres,
+				 void *resp, struct rpc_err *err)
+{
+	struct rpc_msg reply;
+	XDR x;
+
+	memset(&reply, 0, sizeof(reply));
+	reply.acpted_rply.ar_verf = _null_auth;
+	reply.acpted_rply.ar_results.where = resp;
+	reply.acpted_rply.ar_results.proc = xres;
+	xdrmem_create(&x, (char *)buf, len, XDR_DECODE);
+	if (!xdr_replymsg(&x, &reply) || reply.rm_xid != xid) {
+		err->re_status = RPC_CANTDECODERES;
+	} else {
+		_seterr_reply(&reply, err);
+		if (err->re_status == RPC_SUCCESS &&
+		    !AUTH_VALIDATE(auth, &reply.acpted_rply.ar_verf)) {
+			err->re_status = RPC_AUTHERROR;
+			err->re_why = AUTH_INVALIDRESP;
+		}
+	}
+	xprt_reply_verf_free(&x, &reply);
+	XDR_DESTROY(&x);
+	return err->re_status;
 }
 
 bool xprt_reply_encode(SVCXPRT *xprt, XDR *x, struct rpc_msg *msg)

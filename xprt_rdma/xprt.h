@@ -72,6 +72,13 @@ bool xprt_reply_encode(SVCXPRT *xprt, XDR *x, struct rpc_msg *msg);
 /* Frees what decoding the reply msg from x allocated for its verifier:
  * an accepted reply's only (the rejected reply overlays it). */
 void xprt_reply_verf_free(XDR *x, struct rpc_msg *msg);
+/* Decodes the whole reply to xid in buf (RFC 5531 section 9), its
+ * results by xres into resp within xdr_replymsg (no AUTH unwrap), the
+ * verifier validated by auth and freed: the server's callback CLIENT
+ * (svc_bc.c). The status, also in err. */
+enum clnt_stat xprt_reply_decode(AUTH *auth, const uint8_t *buf,
+				 uint32_t len, uint32_t xid, xdrproc_t xres,
+				 void *resp, struct rpc_err *err);
 
 /* The one mapping of a received RDMA_ERROR (its wire code, kept with
  * -EPROTO by the call it failed) to the call's clnt_stat and re_errno

@@ -5,7 +5,9 @@
  * reads the common header (accepted, AUTH_NONE verifier, SUCCESS) in
  * place and everything else through xdr_replymsg, and the server's
  * xprt_reply_encode (xprt_rdma/tirpc.c), which writes that header in
- * place. Every reply here is made by libtirpc's xdr_replymsg, and every
+ * place; the server's callback CLIENT's xprt_reply_decode (tirpc.c) on
+ * the same hostile replies. Every reply here is made by libtirpc's
+ * xdr_replymsg, and every
  * reply the server side writes must be byte for byte what xdr_replymsg
  * writes: the fast paths may change the cost, never the outcome.
  */
@@ -250,6 +252,59 @@ START_TEST(test_client_other)
 }
 END_TEST
 
+/* The server's callback CLIENT (svc_bc.c): its whole reply, results
+ * within xdr_replymsg, by xprt_reply_decode. The same hostile shapes as
+ * the forward CLIENT's: an RPC_MISMATCH denial whose high version lies
+ * where an accepted reply's verifier pointer does (freed as a pointer
+ * before fd99cbb), a reply cut short after a verifier with bytes (that
+ * verifier leaked), another XID, and the good reply around them. */
+START_TEST(test_callback_decode)
+{
+	static uint8_t buf[BUFSZ];
+	uint8_t shorthand[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	struct opaque_auth sv = { AUTH_SHORT, (caddr_t)shorthand, 8 };
+	AUTH *none = authnone_create();
+	struct rpc_err err;
+	int v = 4242, got = 0;
+	size_t len;
+
+	len = make_reply(buf, XID, 1, SUCCESS, none_verf(),
+			 (xdrproc_t)xdr_int, &v);
+	ck_assert_int_eq(xprt_reply_decode(none, buf, (uint32_t)len, XID,
+					   (xdrproc_t)xdr_int, &got, &err),
+			 RPC_SUCCESS);
+	ck_assert_int_eq(got, v);
+	ck_assert_int_eq(xprt_reply_decode(none, buf, (uint32_t)len, XID + 1,
+					   (xdrproc_t)xdr_int, &got, &err),
+			 RPC_CANTDECODERES);
+	len = make_reply(buf, XID, -1, SUCCESS, none_verf(), NULL, NULL);
+	ck_assert_int_eq(xprt_reply_decode(none, buf, (uint32_t)len, XID,
+					   (xdrproc_t)xdr_int, &got, &err),
+			 RPC_VERSMISMATCH);
+	ck_assert_uint_eq(err.re_vers.low, 0x41414141);
+	ck_assert_uint_eq(err.re_vers.high, 0x42424242);
+	len = make_reply(buf, XID, 0, SUCCESS, none_verf(), NULL, NULL);
+	ck_assert_int_eq(xprt_reply_decode(none, buf, (uint32_t)len, XID,
+					   (xdrproc_t)xdr_int, &got, &err),
+			 RPC_AUTHERROR);
+	ck_assert_int_eq(err.re_why, AUTH_BADCRED);
+	len = make_reply(buf, XID, 1, SUCCESS, sv, (xdrproc_t)xdr_int, &v);
+	ck_assert_int_eq(xprt_reply_decode(none, buf, 5 * 4 + 8, XID,
+					   (xdrproc_t)xdr_int, &got, &err),
+			 RPC_CANTDECODERES);
+	/* With all its bytes: AUTH_NONE's validate takes any verifier. */
+	got = 0;
+	ck_assert_int_eq(xprt_reply_decode(none, buf, (uint32_t)len, XID,
+					   (xdrproc_t)xdr_int, &got, &err),
+			 RPC_SUCCESS);
+	ck_assert_int_eq(got, v);
+	len = make_reply(buf, XID, 1, PROG_UNAVAIL, none_verf(), NULL, NULL);
+	ck_assert_int_eq(xprt_reply_decode(none, buf, (uint32_t)len, XID,
+					   (xdrproc_t)xdr_int, &got, &err),
+			 RPC_PROGUNAVAIL);
+}
+END_TEST
+
 struct blob {
 	char *p;
 	u_int n;
@@ -444,6 +499,7 @@ int main(void)
 
 	tcase_add_test(tc, test_client_plain);
 	tcase_add_test(tc, test_client_other);
+	tcase_add_test(tc, test_callback_decode);
 	tcase_add_test(tc, test_client_plain_ddp);
 	tcase_add_test(tc, test_server_same_bytes);
 	tcase_add_test(tc, test_round_trip);
