@@ -91,6 +91,7 @@ struct rpcrdma_ep {
 	int8_t kick_seen, stall_seen;
 	int8_t kick_self;		/* rpcrdma_ep_kick since the look */
 	uint32_t looks;			/* rpcrdma_ep_look's, lock held */
+	uint64_t look_asked_ms;		/* its last periodic epoll_wait */
 	bool need_arm;			/* the look took the CQ's event */
 	int down_err;			/* why it went down: -ENOTCONN, -EIO.. */
 	enum rpcrdma_close_why why;	/* our reason, if we closed it first */
@@ -150,7 +151,9 @@ struct rpcrdma_ep {
 	struct rpcrdma_xfer *xf_done, *xf_done_tail;
 	/* Held (x->hold) until rpcrdma_ep_xfer_flush. */
 	struct rpcrdma_xfer *xf_held, *xf_held_tail;
-	uint32_t xf_count;		/* started, not handed back */
+	uint32_t xf_count;		/* started, not handed back: changed
+					 * under the lock by atomic stores,
+					 * read without it (xfer.c xf_none) */
 	/* xfer.c's ep_xfer_progress, set at the first transfer: posts what
 	 * waits and retires what completed (lock held); ep_reap calls it
 	 * after every reap while transfers are out, and the stall timer

@@ -37,6 +37,16 @@ static void xf_append(struct rpcrdma_xfer **head, struct rpcrdma_xfer **tail,
 	*tail = x;
 }
 
+/* Transfers started and not handed back change under the lock, as an
+ * atomic store: rpcrdma_ep_xfers_done and _ready read the count without
+ * the lock to skip it when there are none (every call of a server with
+ * no chunk to move asks up to three times each way). */
+static void xf_count_add(struct rpcrdma_ep *ep, int32_t d)
+{
+	__atomic_store_n(&ep->xf_count, ep->xf_count + (uint32_t)d,
+			 __ATOMIC_RELEASE);
+}
+
 static struct rpcrdma_xfer *xf_pop(struct rpcrdma_xfer **head,
 				   struct rpcrdma_xfer **tail)
 {
@@ -567,7 +577,7 @@ int rpcrdma_ep_xfer_start(struct rpcrdma_ep *ep, struct rpcrdma_xfer *x)
 	 * it (installed at the first transfer, under the lock it is read
 	 * under). */
 	ep->sq_progress = ep_xfer_progress;
-	ep->xf_count++;
+	xf_count_add(ep, 1);
 	if (x->hold) {
 		/* The caller's batch: posted by rpcrdma_ep_xfer_flush. */
 		xf_append(&ep->xf_held, &ep->xf_held_tail, x);
@@ -618,22 +628,38 @@ struct rpcrdma_xfer *rpcrdma_ep_xfer_done(struct rpcrdma_ep *ep)
 		ep_reap(ep);
 	x = xf_pop(&ep->xf_done, &ep->xf_done_tail);
 	if (x)
-		ep->xf_count--;
+		xf_count_add(ep, -1);
 	pthread_mutex_unlock(&ep->lock);
 	return x;
+}
+
+/*
+ * None started and not handed back, read without the lock: none to hand
+ * back. A transfer another thread starts meanwhile is one started after
+ * this call, which owed it nothing; the caller asks again after its next
+ * wake (and rpcrdma_ep_rearm looks for finished ones under the lock
+ * before it lets the caller sleep).
+ */
+static bool xf_none(struct rpcrdma_ep *ep)
+{
+	return !__atomic_load_n(&ep->xf_count, __ATOMIC_ACQUIRE);
 }
 
 struct rpcrdma_xfer *rpcrdma_ep_xfers_done(struct rpcrdma_ep *ep)
 {
 	struct rpcrdma_xfer *x, *n;
+	int32_t k = 0;
 
+	if (xf_none(ep))
+		return NULL;
 	pthread_mutex_lock(&ep->lock);
 	if (!ep->xf_done && ep->xf_count)
 		ep_reap(ep);
 	x = ep->xf_done;
 	ep->xf_done = ep->xf_done_tail = NULL;
 	for (n = x; n; n = n->next)
-		ep->xf_count--;
+		k++;
+	xf_count_add(ep, -k);
 	pthread_mutex_unlock(&ep->lock);
 	return x;
 }
@@ -642,6 +668,8 @@ bool rpcrdma_ep_xfers_ready(struct rpcrdma_ep *ep)
 {
 	bool ready;
 
+	if (xf_none(ep))
+		return false;
 	pthread_mutex_lock(&ep->lock);
 	ready = ep->xf_done != NULL;
 	pthread_mutex_unlock(&ep->lock);
@@ -655,5 +683,5 @@ void ep_xfer_release(struct rpcrdma_ep *ep)
 	__atomic_store_n(&ep->connected, false, __ATOMIC_RELEASE);
 	ep_xfer_progress(ep);
 	while ((x = xf_pop(&ep->xf_done, &ep->xf_done_tail)))
-		ep->xf_count--;
+		xf_count_add(ep, -1);
 }
