@@ -637,12 +637,15 @@ void rpcrdma_ep_look(struct rpcrdma_ep *ep)
 	 * ep_arm would make anyway, so the look costs no system call of
 	 * its own. A CM event, kick or stall tick beside it keeps the fd
 	 * readable: poll() returns at once, and the next look, finding no
-	 * event, asks epoll. Every EP_LOOK_EVERY-th look asks epoll first,
-	 * so that a busy CQ cannot hide the others for long: at most
-	 * EP_LOOK_MS, which is not less than the stall timer's tick and
-	 * soon enough for a CM event. Bounded by the count alone, the ask
-	 * was the server's 0.06 system calls per call over the four of a
-	 * NULL call at 1 in flight (issue 25: at most 4). */
+	 * event, asks epoll. The first EP_LOOK_EVERY-th look once
+	 * EP_LOOK_MS have passed since the last such ask asks epoll first,
+	 * so that a busy CQ cannot hide the others for long: about 100 ms
+	 * plus 16 looks, soon enough for a CM event; a stall tick read
+	 * late is counted all the same (its timer keeps the expirations,
+	 * and the stall is measured from the last progress). Bounded by the
+	 * count alone, the ask was the server's 0.06 system calls per call
+	 * over the four of a NULL call at 1 in flight (issue 25: at most
+	 * 4). A look that finds no completion event asks epoll anyway. */
 	pthread_mutex_lock(&ep->lock);
 	ask = ++ep->looks % EP_LOOK_EVERY == 0;
 	if (ask) {

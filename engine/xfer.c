@@ -635,10 +635,13 @@ struct rpcrdma_xfer *rpcrdma_ep_xfer_done(struct rpcrdma_ep *ep)
 
 /*
  * None started and not handed back, read without the lock: none to hand
- * back. A transfer another thread starts meanwhile is one started after
- * this call, which owed it nothing; the caller asks again after its next
- * wake (and rpcrdma_ep_rearm looks for finished ones under the lock
- * before it lets the caller sleep).
+ * back (every transfer on xf_done is counted). The thread serving a
+ * connection is the one that starts its transfers and asks for them
+ * back (svc_recv.c, svc_send.c), so it never reads a stale count of its
+ * own; a thread that takes the connection over synchronises with the
+ * last (the pool's epoll_ctl and epoll_wait, the endpoint's lock in
+ * rpcrdma_ep_look). Reaping by other threads only moves transfers to
+ * xf_done and leaves the count alone.
  */
 static bool xf_none(struct rpcrdma_ep *ep)
 {
