@@ -1,4 +1,5 @@
-# Sourced by guest tests and bench/guest.sh.
+# Sourced by the guest tests that run nfs/nfs3c or nfs/nfs3d (t/65, 66,
+# 67, 69).
 #
 # prog BUILDDIR PATH sets REPLY to the way to run the uninstalled program
 # PATH of BUILDDIR (nfs/nfs3c): the binary in .libs, not libtool's

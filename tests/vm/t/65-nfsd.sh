@@ -4,7 +4,8 @@
 # with the kernel's write and read chunks (softroce-vm.md has the recipe).
 # Then our client tool nfs/nfs3c against the same nfsd over rdma and, as
 # the control (in the guest tier's first boot only), over tcp: null,
-# getattr, lookup, ls -l (these three in the first boot only), a 64 MiB
+# getattr, lookup, ls -l (these three, and the rewrite below, in the
+# first boot only), a 64 MiB
 # READ (16 MiB in the boots after the first) and a WRITE
 # of RPCRDMA_T_NFSC_WBIG bytes (64 MiB on both kernels: nfsd pulls it in
 # its wtpref pieces of 256 KiB, which 6.1's rxe reads in time) compared with the
